@@ -1,0 +1,32 @@
+# Two commands set everything up on a fresh machine: `make demo` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+export LITELLM_LOCAL_MODEL_COST_MAP := True
+
+.PHONY: venv demo test dev corpus clean
+
+venv: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+demo: venv
+	$(BIN)/pastcast demo
+
+test: venv
+	$(BIN)/python -m pytest -q
+
+dev: venv
+	DAGSTER_HOME=$(CURDIR)/.dagster $(BIN)/dagster dev -w workspace.yaml
+
+corpus: venv
+	$(BIN)/python corpora/build_sample.py
+
+clean:
+	rm -rf snapshots runs data .dagster

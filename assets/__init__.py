@@ -1,0 +1,1 @@
+"""Dagster assets, one module per stage. Thin: each calls one library stage."""

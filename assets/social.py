@@ -1,0 +1,13 @@
+"""Social-media dumps to the posts table."""
+
+import dagster as dg
+
+from assets._report import materialized
+from pastcast import pipeline
+from pipelines.resources import PastcastStorage
+
+
+@dg.asset(group_name="social", kinds={"parquet"},
+          description="Posts from the corpus social dumps; deleted bodies are drops.")
+def posts(storage: PastcastStorage) -> dg.MaterializeResult:
+    return materialized(pipeline.import_posts(storage.corpus().social, storage.work()))

@@ -1,0 +1,162 @@
+"""The ``pastcast`` command line."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+console = Console(stderr=True)
+out = Console()
+
+
+def _progress() -> Progress:
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                    TimeElapsedColumn(), console=console, transient=False)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(package_name="pastcast")
+def main() -> None:
+    """pastcast builds date-gated forecasting benchmarks from news and replays them to agents.
+
+    \b
+    Quick start:
+      pastcast demo                      build the sample snapshot with Dagster and score baselines
+      pastcast snapshot list             the snapshot versions under ./snapshots
+      pastcast eval run --snapshot snapshots/sample/v1 --agent retrieval --out runs/r1
+    """
+
+
+@main.command()
+@click.option("--snapshots", "snapshots_dir", default="snapshots", show_default=True,
+              type=click.Path(file_okay=False), help="Where snapshot versions are written.")
+def demo(snapshots_dir: str) -> None:
+    """Run the whole product once on the bundled sample corpus, offline.
+
+    Materializes every Dagster asset in-process on a local instance (./.dagster), writes a new
+    snapshot version, replays it to the baseline agents and prints the leaderboard.
+    """
+    env = dict(os.environ, PASTCAST_SNAPSHOTS_DIR=snapshots_dir)
+    # The Dagster layer lives outside the library; run it as its own module.
+    raise SystemExit(subprocess.call([sys.executable, "-m", "pipelines.demo"], env=env))
+
+
+@main.command()
+@click.option("--corpus", "corpus_dir", default="corpora/sample", show_default=True,
+              type=click.Path(exists=True, file_okay=False),
+              help="Corpus folder with warc/, markets/ and social/ subfolders.")
+@click.option("--work", "work_dir", default=".pastcast/work/sample", show_default=True,
+              type=click.Path(file_okay=False), help="Working tables (reused to resume).")
+@click.option("--snapshots", "snapshots_dir", default="snapshots", show_default=True,
+              type=click.Path(file_okay=False))
+@click.option("--name", default="sample", show_default=True, help="Snapshot name.")
+def build(corpus_dir: str, work_dir: str, snapshots_dir: str, name: str) -> None:
+    """Build a snapshot from a corpus folder without Dagster (same stages as the assets)."""
+    from pastcast import pipeline
+
+    def report(r: pipeline.StageReport) -> None:
+        drops = ", ".join(f"{k}={v}" for k, v in r.drops.items()) or "none"
+        console.print(f"[bold]{r.stage}[/]: {r.rows_in} in, {r.rows_out} kept; drops: {drops}")
+
+    folder = pipeline.run_all(corpus_dir, work_dir, snapshots_dir, name, on_stage=report)
+    out.print(f"snapshot written: {folder}")
+
+
+@main.group()
+def snapshot() -> None:
+    """List, show and verify snapshot versions."""
+
+
+@snapshot.command("list")
+@click.option("--root", default="snapshots", show_default=True, type=click.Path(file_okay=False))
+def snapshot_list(root: str) -> None:
+    """Every snapshot version under ROOT, oldest first; * marks LATEST."""
+    from pastcast.snapshot import list_snapshots
+
+    df = list_snapshots(root)
+    if df.is_empty():
+        console.print(f"no snapshots under {Path(root).resolve()}; run `pastcast demo` first")
+        return
+    table = Table("name", "version", "created (UTC)", "window", "articles", "questions", "drops", "path")
+    for r in df.iter_rows(named=True):
+        table.add_row(r["name"], r["version"] + (" *" if r["latest"] else ""), r["created_at"],
+                      r["window"], str(r["articles"]), str(r["questions"]), str(r["drops"]), r["path"])
+    out.print(table)
+
+
+@snapshot.command("show")
+@click.argument("ref")
+@click.option("--root", default="snapshots", show_default=True, type=click.Path(file_okay=False))
+def snapshot_show(ref: str, root: str) -> None:
+    """Print the manifest of REF (a folder, NAME for its latest, or NAME/vN)."""
+    from pastcast.snapshot import read_manifest, resolve
+
+    out.print_json(json.dumps(read_manifest(resolve(ref, root))))
+
+
+@snapshot.command("verify")
+@click.argument("ref")
+@click.option("--root", default="snapshots", show_default=True, type=click.Path(file_okay=False))
+def snapshot_verify(ref: str, root: str) -> None:
+    """Check that REF's files match the row counts and sha256 in its manifest."""
+    from pastcast.snapshot import resolve, verify
+
+    folder = resolve(ref, root)
+    problems = verify(folder)
+    for p in problems:
+        console.print(f"[red]{p}[/]")
+    if problems:
+        raise SystemExit(1)
+    out.print(f"{folder}: every table matches the manifest")
+
+
+@main.group("eval")
+def eval_group() -> None:
+    """Replay a snapshot to agents and score them."""
+
+
+@eval_group.command("run")
+@click.option("--snapshot", "snapshot_ref", required=True,
+              help="Snapshot folder, NAME (its latest) or NAME/vN.")
+@click.option("--agent", required=True,
+              help="Bundled agent (abstain, retrieval) or your own as package.module:ClassName.")
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
+              help="Run folder: ledger.jsonl, scores.parquet, run.json.")
+@click.option("--root", default="snapshots", show_default=True, type=click.Path(file_okay=False))
+def eval_run(snapshot_ref: str, agent: str, out_dir: str, root: str) -> None:
+    """Replay SNAPSHOT day by day to AGENT and score its forecasts."""
+    from pastcast.evaluate.agents import get_agent
+    from pastcast.evaluate.leaderboard import leaderboard, render_leaderboard
+    from pastcast.evaluate.runner import run_eval
+    from pastcast.snapshot import resolve
+
+    folder = resolve(snapshot_ref, root)
+    with _progress() as bar:
+        task = bar.add_task(f"replaying {folder} to {agent}", total=None)
+
+        def tick(i: int, n: int, day) -> None:
+            bar.update(task, completed=i + 1, total=n, description=f"{agent}: {day}")
+
+        run_eval(folder, get_agent(agent), out_dir, progress=tick)
+    out.print(render_leaderboard(leaderboard([out_dir])))
+
+
+@eval_group.command("leaderboard")
+@click.argument("run_dirs", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False))
+def eval_leaderboard(run_dirs: tuple[str, ...]) -> None:
+    """A leaderboard table across RUN_DIRS."""
+    from pastcast.evaluate.leaderboard import leaderboard, render_leaderboard
+
+    out.print(render_leaderboard(leaderboard(list(run_dirs))))
+
+
+if __name__ == "__main__":
+    main()

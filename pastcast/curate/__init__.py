@@ -1,0 +1,1 @@
+"""Curation stages: extract text, date pages, filter and deduplicate articles."""

@@ -1,0 +1,172 @@
+"""Publication dates from every signal a page offers, bounded above by its crawl time.
+
+Signals are tried from most to least trustworthy; the first plausible one wins and is
+recorded with its source and a confidence. WARC-Date is an upper bound on publication, with
+one day of slack: a page in a timezone east of UTC may carry a local date ahead of UTC.
+A page whose only dates are implausible gets no date, never the crawl date.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta, timezone
+
+from htmldate import find_date
+from lxml import html as lxml_html
+
+SLACK = timedelta(days=1)
+EARLIEST = datetime(1995, 1, 1, tzinfo=timezone.utc)
+
+# Confidence of each signal: explicit machine-readable publication times beat inferred ones.
+CONFIDENCE = {
+    "jsonld": 0.95,
+    "meta": 0.9,
+    "time": 0.8,
+    "url": 0.7,
+    "htmldate": 0.6,
+    "last_modified": 0.3,
+}
+
+META_NAMES = {
+    "article:published_time", "og:published_time", "og:article:published_time",
+    "datepublished", "pubdate", "publishdate", "publish-date", "publish_date",
+    "publication_date", "date", "dc.date", "dc.date.issued", "dcterms.created",
+    "dcterms.date", "sailthru.date", "parsely-pub-date", "article.published",
+    "cxenseparse:recs:publishtime", "citation_publication_date",
+}
+
+URL_DATE = re.compile(
+    r"/(?P<y>(?:19|20)\d{2})[/-](?P<m>0?[1-9]|1[0-2])[/-](?P<d>0?[1-9]|[12]\d|3[01])(?:/|[-_.]|$)"
+    r"|[/_-](?P<y2>(?:19|20)\d{2})(?P<m2>0[1-9]|1[0-2])(?P<d2>0[1-9]|[12]\d|3[01])(?:/|[-_.]|$)"
+)
+
+
+@dataclass(frozen=True)
+class PageDate:
+    published_at: datetime | None  # UTC
+    source: str | None
+    confidence: float
+    rejected: tuple[str, ...] = ()  # "source:value" of implausible candidates, for drops
+
+
+def parse_datetime(value: str) -> datetime | None:
+    """ISO 8601 date or datetime to aware UTC; a naive time is taken as UTC."""
+    value = value.strip()
+    if not value:
+        return None
+    value = value.replace("Z", "+00:00").replace("z", "+00:00")
+    # "+0100" offsets are common in the wild; fromisoformat wants "+01:00" on 3.11
+    value = re.sub(r"([+-]\d{2})(\d{2})$", r"\1:\2", value)
+    try:
+        dt = datetime.fromisoformat(value)
+    except ValueError:
+        try:
+            dt = datetime.combine(date.fromisoformat(value[:10]), time())
+        except ValueError:
+            return None
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=timezone.utc)
+    return dt.astimezone(timezone.utc)
+
+
+def _jsonld_dates(tree) -> list[str]:
+    found: list[str] = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            value = node.get("datePublished") or node.get("dateCreated")
+            if isinstance(value, str):
+                found.append(value)
+            for child in node.values():
+                if isinstance(child, (dict, list)):
+                    walk(child)
+        elif isinstance(node, list):
+            for child in node:
+                walk(child)
+
+    for script in tree.xpath('//script[@type="application/ld+json"]'):
+        try:
+            walk(json.loads(script.text_content() or ""))
+        except (json.JSONDecodeError, RecursionError):
+            continue
+    return found
+
+
+def _meta_dates(tree) -> list[str]:
+    found = []
+    for meta in tree.xpath("//meta[@content]"):
+        key = (meta.get("property") or meta.get("name") or meta.get("itemprop") or "").lower()
+        if key in META_NAMES:
+            found.append(meta.get("content"))
+    return found
+
+
+def _time_dates(tree) -> list[str]:
+    times = tree.xpath("//time[@datetime]")
+    # A <time> marked as the publication time beats the first one on the page.
+    times.sort(key=lambda t: not (t.get("pubdate") is not None
+                                  or "publish" in (t.get("class") or "").lower()
+                                  or t.get("itemprop") == "datePublished"))
+    return [t.get("datetime") for t in times]
+
+
+def _url_dates(url: str) -> list[str]:
+    match = URL_DATE.search(url or "")
+    if not match:
+        return []
+    y, m, d = (match.group("y"), match.group("m"), match.group("d")) if match.group("y") else (
+        match.group("y2"), match.group("m2"), match.group("d2"))
+    return [f"{int(y):04d}-{int(m):02d}-{int(d):02d}"]
+
+
+def _htmldate(tree, url: str, ceiling: datetime) -> list[str]:
+    try:
+        found = find_date(tree, url=url, original_date=True, extensive_search=True,
+                          max_date=ceiling.date().isoformat(), outputformat="%Y-%m-%d")
+    except (ValueError, TypeError):
+        return []
+    return [found] if found else []
+
+
+def date_page(tree, url: str, crawled_at: datetime, http_headers: dict[str, str] | None = None,
+              earliest: datetime = EARLIEST) -> PageDate:
+    """The best plausible publication time of a parsed page, or none with the rejects."""
+    ceiling = crawled_at + SLACK
+    rejected: list[str] = []
+    signals = (
+        ("jsonld", lambda: _jsonld_dates(tree)),
+        ("meta", lambda: _meta_dates(tree)),
+        ("time", lambda: _time_dates(tree)),
+        ("url", lambda: _url_dates(url)),
+        ("htmldate", lambda: _htmldate(tree, url, ceiling)),
+        ("last_modified", lambda: [(http_headers or {}).get("last-modified", "")]),
+    )
+    for source, candidates in signals:
+        for raw in candidates():
+            value = _parse_any(raw, source)
+            if value is None:
+                continue
+            if earliest <= value <= ceiling:
+                return PageDate(value, source, CONFIDENCE[source], tuple(rejected))
+            rejected.append(f"{source}:{raw}")
+    return PageDate(None, None, 0.0, tuple(rejected))
+
+
+def _parse_any(raw: str, source: str) -> datetime | None:
+    if not raw:
+        return None
+    if source == "last_modified":
+        from email.utils import parsedate_to_datetime
+
+        try:
+            return parsedate_to_datetime(raw).astimezone(timezone.utc)
+        except (TypeError, ValueError):
+            return None
+    return parse_datetime(raw)
+
+
+def parse_html(body: str | bytes):
+    """An lxml tree of a page, shared by the dating and extraction steps."""
+    return lxml_html.document_fromstring(body)

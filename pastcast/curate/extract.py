@@ -1,0 +1,140 @@
+"""Turn an HTML page into an article row: decode, extract with trafilatura, date, language.
+
+Each page yields either an article (a dict with the article columns) or a ``Drop`` with a
+reason; nothing is lost silently.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from urllib.parse import urlsplit
+
+import trafilatura
+from lxml.etree import ParserError
+from trafilatura.utils import decode_file
+
+from pastcast.curate.dating import EARLIEST, date_page, parse_html
+from pastcast.drops import Drop
+from pastcast.io import stable_id
+from pastcast.sources.warc import HtmlPage
+
+STAGE = "extract"
+META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
+HEADER_CHARSET = re.compile(r"charset\s*=\s*[\"']?([A-Za-z0-9_.:-]+)", re.I)
+WORD = re.compile(r"\w+", re.UNICODE)
+
+
+@dataclass(frozen=True)
+class ExtractConfig:
+    min_words: int = 60  # below this a page is a stub, index or gallery, not an article
+    languages: tuple[str, ...] = ()  # keep only these ISO codes; empty keeps all
+    earliest_year: int = EARLIEST.year
+
+
+def decode_html(body: bytes, headers: dict[str, str]) -> str:
+    """Bytes to text: the HTTP charset, else the page's <meta> charset, else detection."""
+    for charset in (_header_charset(headers), _meta_charset(body)):
+        if charset:
+            try:
+                return body.decode(charset)
+            except (LookupError, UnicodeDecodeError):
+                continue
+    try:
+        return body.decode("utf-8")
+    except UnicodeDecodeError:
+        return decode_file(body)  # trafilatura's detector (charset_normalizer)
+
+
+def _header_charset(headers: dict[str, str]) -> str | None:
+    match = HEADER_CHARSET.search(headers.get("content-type", ""))
+    return match.group(1) if match else None
+
+
+def _meta_charset(body: bytes) -> str | None:
+    match = META_CHARSET.search(body[:4096])
+    return match.group(1).decode("ascii") if match else None
+
+
+@lru_cache(maxsize=1)
+def _language_identifier():
+    from py3langid.langid import MODEL_FILE, LanguageIdentifier
+
+    return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+
+
+def detect_language(text: str) -> str | None:
+    if not text:
+        return None
+    lang, prob = _language_identifier().classify(text[:2000])
+    return lang if prob >= 0.5 else None
+
+
+def normalise_text(text: str) -> str:
+    return " ".join(WORD.findall(text.lower()))
+
+
+def content_hash(text: str) -> str:
+    return hashlib.sha1(normalise_text(text).encode("utf-8")).hexdigest()
+
+
+def canonical_url(url: str) -> str:
+    """Scheme and host lower-cased, fragment and tracking parameters gone, no trailing slash."""
+    parts = urlsplit(url.strip())
+    query = "&".join(
+        p for p in parts.query.split("&")
+        if p and not p.lower().startswith(("utm_", "fbclid", "gclid", "mc_cid", "mc_eid"))
+    )
+    path = parts.path.rstrip("/") or "/"
+    host = (parts.hostname or "").lower()
+    if parts.port and parts.port not in (80, 443):
+        host = f"{host}:{parts.port}"
+    return f"{parts.scheme.lower() or 'http'}://{host}{path}" + (f"?{query}" if query else "")
+
+
+def page_to_article(page: HtmlPage, config: ExtractConfig = ExtractConfig()) -> dict | Drop:
+    item = f"{page.warc_file}#{page.record_id}"
+
+    def drop(reason: str, detail: str = "") -> Drop:
+        return Drop(item, "article", STAGE, reason, f"{page.url} {detail}".strip())
+
+    try:
+        tree = parse_html(decode_html(page.body, page.http_headers))
+    except (ParserError, ValueError) as exc:
+        return drop("unparseable_html", str(exc)[:200])
+    # Date first: trafilatura prunes the tree it is given.
+    dated = date_page(tree, page.url, page.crawled_at, page.http_headers)
+    doc = trafilatura.bare_extraction(tree, url=page.url, with_metadata=True,
+                                      include_comments=False, include_tables=False)
+    text = (doc.text if doc is not None else "") or ""
+    if not text.strip():
+        return drop("no_text", "boilerplate only")
+    words = len(WORD.findall(text))
+    if words < config.min_words:
+        return drop("too_short", f"{words} words")
+    language = detect_language(text)
+    if config.languages and language not in config.languages:
+        return drop("wrong_language", str(language))
+    if dated.published_at is None:
+        reason = "implausible_date" if dated.rejected else "no_date"
+        return drop(reason, "; ".join(dated.rejected)[:300])
+    return {
+        "article_id": stable_id(page.url, page.record_id),
+        "url": page.url,
+        "canonical_url": canonical_url(page.url),
+        "domain": (urlsplit(page.url).hostname or "").lower().removeprefix("www."),
+        "title": (doc.title or "").strip() or None,
+        "text": text,
+        "language": language,
+        "published_at": dated.published_at,
+        "date_source": dated.source,
+        "date_confidence": dated.confidence,
+        "crawled_at": page.crawled_at,
+        "warc_file": page.warc_file,
+        "warc_record_id": page.record_id,
+        "content_hash": content_hash(text),
+        "dup_cluster": None,
+        "word_count": words,
+    }

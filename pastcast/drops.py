@@ -1,0 +1,30 @@
+"""Drops are data: every filter says keep or drop, and each drop has a reason code."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import polars as pl
+
+from pastcast.schemas import DROPS, frame
+
+
+@dataclass(frozen=True)
+class Drop:
+    item_id: str
+    item_kind: str
+    stage: str
+    reason: str
+    detail: str = ""
+
+
+def drops_frame(drops: list[Drop]) -> pl.DataFrame:
+    return frame((asdict(d) for d in drops), DROPS)
+
+
+def counts_by_reason(drops: pl.DataFrame) -> dict[str, int]:
+    """{"stage/reason": count}, sorted by key, for manifests and metadata."""
+    if drops.is_empty():
+        return {}
+    counted = drops.group_by("stage", "reason").len().sort("stage", "reason")
+    return {f"{s}/{r}": n for s, r, n in counted.iter_rows()}

@@ -1,0 +1,57 @@
+"""Atomic file output: a reader never sees a half-written file, an interrupted run leaves none."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import polars as pl
+
+
+def _temp_beside(path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    return Path(tmp)
+
+
+def write_parquet(df: pl.DataFrame, path: str | Path) -> Path:
+    path = Path(path)
+    tmp = _temp_beside(path)
+    try:
+        df.write_parquet(tmp, compression="zstd", statistics=True)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return path
+
+
+def write_text(text: str, path: str | Path) -> Path:
+    path = Path(path)
+    tmp = _temp_beside(path)
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return path
+
+
+def write_json(obj, path: str | Path) -> Path:
+    return write_text(json.dumps(obj, indent=2, sort_keys=False, default=str) + "\n", path)
+
+
+def sha256_file(path: str | Path, chunk: int = 1 << 20) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while block := fh.read(chunk):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def stable_id(*parts: str, length: int = 16) -> str:
+    """A short, stable hex id from its parts (sha1; ids must not change between rebuilds)."""
+    return hashlib.sha1("\x1f".join(parts).encode("utf-8")).hexdigest()[:length]

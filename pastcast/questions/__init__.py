@@ -1,0 +1,1 @@
+"""Forecasting questions: generation (offline extractive, market-derived), validation."""

@@ -1,0 +1,240 @@
+"""The offline question generator: outcome reports in articles become forecasting questions.
+
+An article whose lead reports a resolved outcome ("Ana Ruiz won the Kestrel Bay mayoral
+election", "The board appointed Mara Lind as its chief executive", "The central bank set its
+benchmark rate at 3.75%") yields a question asked as if the outcome were unknown, whose answer
+is the reported outcome, resolving on the article's publication date and opening a horizon
+earlier. Background comes only from articles published before the question opens and never
+mentions the answer. Rules are precise on purpose: an article that matches no rule yields no
+question (counted as a drop), rather than a vague one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+import polars as pl
+
+from pastcast.drops import Drop, drops_frame
+from pastcast.io import stable_id
+from pastcast.questions.text import contains_phrase, normalise, sentences
+from pastcast.schemas import QUESTIONS, frame
+
+STAGE = "generate"
+GENERATOR = "extractive/v1"
+
+_CAP = r"[A-Z][\w'’\-]*\.?"
+NAME = rf"{_CAP}(?:\s+(?:(?:of|de|da|del|van|von|der|and|&)\s+)?{_CAP}){{0,5}}"
+LEAD_IN = r"(?:^|^[^,]{0,60},\s+)"  # "On Sunday, " before the subject
+STOP = r"(?=\s+(?:on|after|with|by|against|at|in|for|following|thanks|when|as|from)\s|[,.;:(]|$)"
+PHRASE = r"[\w'’&\- ]{3,80}?"
+FIGURE = r"\d+(?:\.\d+)?\s?(?:%|per ?cent|percent)"
+
+EVENT_WORDS = re.compile(
+    r"\b(election|elections|final|cup|prize|award|awards|championship|race|vote|title|contest|"
+    r"tournament|league|primary|ballot|referendum|trophy|medal|marathon|leadership|derby|open|"
+    r"grand prix|playoff|play-off|competition|bid|poll)\b", re.I)
+HOST_WORDS = re.compile(r"\b(games|festival|summit|championship|expo|congress|conference|"
+                        r"cup|final|fair|olympiad|biennale|tournament|forum)\b", re.I)
+ORG_WORDS = re.compile(r"\b(FC|United|City|Club|Athletic|Rovers|Party|Bank|Group|Inc|Ltd|"
+                       r"Council|Union|Alliance|Association|Wanderers|Rangers|Town|Sporting)\b")
+CATEGORIES = (
+    ("economy", re.compile(r"rate|inflation|price|gdp|unemployment|index|bank", re.I)),
+    ("politics", re.compile(r"election|vote|leadership|party|minister|mayor|referendum|"
+                            r"primary|ballot|governor|president|council", re.I)),
+    ("sports", re.compile(r"cup|final|league|championship|match|race|marathon|tournament|"
+                          r"trophy|derby|grand prix|coach|manager|open", re.I)),
+    ("culture", re.compile(r"prize|award|festival|film|book|music|art", re.I)),
+    ("business", re.compile(r"chief|ceo|executive|board|company|director|chair", re.I)),
+)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    rule: str
+    answer: str
+    answer_type: str
+    title: str
+    subject: str  # the event or office the question is about, for background search
+    criteria: str
+
+
+def _clean(phrase: str) -> str:
+    return re.sub(r"^(?:the|its|their|a|an)\s+", "", phrase.strip(), flags=re.I).strip()
+
+
+def _person_or_org(name: str, event: str) -> str:
+    if ORG_WORDS.search(name) or re.search(r"\b(cup|final|league|derby|match)\b", event, re.I):
+        return "organisation"
+    return "person" if 2 <= len(name.split()) <= 3 else "entity"
+
+
+def _won(m: re.Match) -> Outcome | None:
+    event = _clean(m["event"])
+    if not EVENT_WORDS.search(event):
+        return None
+    kind = _person_or_org(m["answer"], event)
+    who = "Which team" if kind == "organisation" and re.search(
+        r"cup|final|league|derby|match|championship", event, re.I) else "Who"
+    return Outcome("won", m["answer"], kind, f"{who} will win the {event}?", event,
+                   f"Resolves to the winner of the {event}, as reported by news outlets.")
+
+
+def _beat(m: re.Match) -> Outcome | None:
+    event = _clean(m["event"])
+    if not EVENT_WORDS.search(event):
+        return None
+    return Outcome("beat", m["answer"], "organisation", f"Which team will win the {event}?",
+                   event, f"Resolves to the team or player that wins the {event}.")
+
+
+def _elected(m: re.Match) -> Outcome | None:
+    role = _clean(m["role"])
+    if len(role.split()) > 8:
+        return None
+    return Outcome("elected", m["answer"], "person", f"Who will be elected {role}?", role,
+                   f"Resolves to the person elected {role}, as reported by news outlets.")
+
+
+def _host(m: re.Match) -> Outcome | None:
+    event = _clean(m["event"])
+    if not HOST_WORDS.search(event):
+        return None
+    org = _org(m)
+    return Outcome("host", m["answer"], "place", f"Which city will {org} choose to host the {event}?",
+                   event, f"Resolves to the place {org} selects to host the {event}.")
+
+
+def _org(m: re.Match) -> str:
+    """The organisation as written, keeping its article ("the Central Bank of Veloria")."""
+    return f"the {m['org'].strip()}" if m["the"] else m["org"].strip()
+
+
+def _appointed(m: re.Match) -> Outcome | None:
+    role, org = _clean(m["role"]), _org(m)
+    if len(role.split()) > 6 or HOST_WORDS.search(role):
+        return None
+    return Outcome("appointed", m["answer"], "person", f"Who will {org} appoint as its {role}?",
+                   f"{org} {role}", f"Resolves to the person {org} appoints as its {role}.")
+
+
+def _appointed_passive(m: re.Match) -> Outcome | None:
+    role, org = _clean(m["role"]), _org(m)
+    if len(role.split()) > 6:
+        return None
+    return Outcome("appointed", m["answer"], "person", f"Who will be appointed {role} of {org}?",
+                   f"{org} {role}", f"Resolves to the person appointed {role} of {org}.")
+
+
+def _figure(m: re.Match) -> Outcome | None:
+    org, indicator = _org(m), _clean(m["indicator"])
+    return Outcome("figure", re.sub(r"\s?(per ?cent|percent)", "%", m["answer"]), "number",
+                   f"At what level will {org} set its {indicator}?", f"{org} {indicator}",
+                   f"Resolves to the level of the {indicator} announced by {org}, "
+                   "in percent, as announced.")
+
+
+RULES: list[tuple[re.Pattern, Callable[[re.Match], Outcome | None]]] = [
+    (re.compile(rf"{LEAD_IN}(?P<answer>{NAME}) (?:beat|defeated|edged|overcame|thrashed|edged past)"
+                rf" (?P<loser>{NAME})(?: \d+-\d+)?(?: on penalties)?,? to (?:win|claim|lift|take)"
+                rf" (?:the )?(?P<event>{PHRASE}){STOP}"), _beat),
+    (re.compile(rf"{LEAD_IN}(?P<answer>{NAME}) (?:has |have )?(?:won|clinched|secured|claimed|took)"
+                rf" (?:the )?(?P<event>{PHRASE}){STOP}"), _won),
+    (re.compile(rf"{LEAD_IN}(?P<answer>{NAME}) (?:was|has been|were) (?:re-)?elected (?:as )?"
+                rf"(?:the )?(?:new )?(?P<role>{PHRASE}){STOP}"), _elected),
+    (re.compile(rf"{LEAD_IN}(?P<the>The )?(?P<org>{NAME}) (?:has )?(?:chose|chosen|selected|picked|named)"
+                rf" (?P<answer>{NAME}) (?:to host|as (?:the )?host(?: city)? (?:of|for)) (?:the )?"
+                rf"(?P<event>{PHRASE}){STOP}"), _host),
+    (re.compile(rf"{LEAD_IN}(?P<the>The )?(?P<org>{NAME}) (?:has )?(?:appointed|named|picked|hired|chose|selected)"
+                rf" (?P<answer>{NAME}) as (?:its |their |the )?(?:new )?(?P<role>{PHRASE}){STOP}"),
+     _appointed),
+    (re.compile(rf"{LEAD_IN}(?P<answer>{NAME}) (?:was|has been) (?:appointed|named|confirmed as|chosen as)"
+                rf" (?:the )?(?:new )?(?P<role>{PHRASE}) (?:of|at) (?P<the>the )?(?P<org>{NAME}){STOP}"),
+     _appointed_passive),
+    (re.compile(rf"{LEAD_IN}(?P<the>The )(?P<org>{NAME}) (?:has )?(?:set|raised|cut|lowered|increased|held|kept|"
+                rf"reduced|lifted) (?:its|the) (?P<indicator>[a-z][\w -]{{2,50}}?) (?:unchanged )?"
+                rf"(?:at|to) (?P<answer>{FIGURE})"), _figure),
+]
+
+
+def find_outcome(text: str, lead_sentences: int = 2) -> Outcome | None:
+    """The first outcome report in the article's lead, or None."""
+    for sentence in sentences(text)[:lead_sentences]:
+        for pattern, build in RULES:
+            match = pattern.search(sentence)
+            if match and (outcome := build(match)) is not None:
+                return outcome
+    return None
+
+
+def category_of(text: str) -> str:
+    for name, pattern in CATEGORIES:
+        if pattern.search(text):
+            return name
+    return "other"
+
+
+@dataclass(frozen=True)
+class GenerateConfig:
+    horizon_days: int = 28  # a question opens this long before it resolves
+    min_window_days: int = 7  # fewer forecasting days than this is not a question
+    window_start: date | None = None
+
+
+def generate_extractive(articles: pl.DataFrame, config: GenerateConfig = GenerateConfig()
+                        ) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(candidate questions, drops) from dated articles; one question per outcome report."""
+    articles = articles.sort("published_at", "crawled_at")
+    rows, drops = [], []
+    for art in articles.iter_rows(named=True):
+        outcome = find_outcome(art["text"] or "")
+        if outcome is None:
+            drops.append(Drop(art["article_id"], "article", STAGE, "no_outcome_report", art["url"]))
+            continue
+        resolution = art["published_at"].date()
+        open_date = resolution - timedelta(days=config.horizon_days)
+        if config.window_start and open_date < config.window_start:
+            open_date = config.window_start
+        if (resolution - open_date).days < config.min_window_days:
+            drops.append(Drop(art["article_id"], "article", STAGE, "short_window",
+                              f"{outcome.title} opens {open_date}, resolves {resolution}"))
+            continue
+        background = _background(articles, outcome, open_date)
+        rows.append({
+            "question_id": stable_id(normalise(outcome.title), normalise(outcome.answer),
+                                   art["article_id"]),
+            "title": outcome.title,
+            "background": background,
+            "resolution_criteria": f"{outcome.criteria} The question resolves on "
+                                   f"{resolution.isoformat()}.",
+            "answer": outcome.answer,
+            "answer_aliases": [],
+            "answer_type": outcome.answer_type,
+            "candidate_outcomes": [],
+            "open_date": open_date,
+            "resolution_date": resolution,
+            "original_resolution_date": resolution,
+            "revision_evidence": [],
+            "source_kind": "news",
+            "source_ids": [art["article_id"]],
+            "generator": f"{GENERATOR}/{outcome.rule}",
+            "category": category_of(f"{outcome.title} {outcome.subject}"),
+        })
+    return frame(rows, QUESTIONS), drops_frame(drops)
+
+
+def _background(articles: pl.DataFrame, outcome: Outcome, open_date: date) -> str:
+    """Lead sentences of the latest earlier article on the subject that omit the answer."""
+    terms = {t for t in normalise(outcome.subject).split() if len(t) > 2 and t != "the"}
+    earlier = articles.filter(pl.col("published_at").dt.date() <= open_date)
+    for art in reversed(earlier.rows(named=True)):
+        if terms and terms <= set(normalise(f"{art['title']} {art['text']}").split()):
+            lead = [s for s in sentences(art["text"])[:3] if not contains_phrase(s, outcome.answer)]
+            if lead:
+                day = art["published_at"].date().isoformat()
+                return f"As reported on {day}: " + " ".join(lead[:2])
+    return (f"This question is about the {outcome.subject}. "
+            "Forecast the outcome from the news available on each day.")

@@ -1,0 +1,125 @@
+"""Every table's polars schema, declared once.
+
+Stages build frames with ``empty(SCHEMA)`` / ``frame(rows, SCHEMA)`` so a column can never
+silently change type between stages, and the snapshot writer checks each table against its
+schema before writing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+import polars as pl
+
+UTC_TS = pl.Datetime("us", "UTC")
+
+ARTICLES = {
+    "article_id": pl.String,  # stable hash of (url, warc_record_id)
+    "url": pl.String,
+    "canonical_url": pl.String,
+    "domain": pl.String,
+    "title": pl.String,
+    "text": pl.String,
+    "language": pl.String,
+    "published_at": UTC_TS,
+    "date_source": pl.String,  # which signal won: jsonld, meta, time, url, htmldate, ...
+    "date_confidence": pl.Float64,
+    "crawled_at": UTC_TS,  # WARC-Date
+    "warc_file": pl.String,
+    "warc_record_id": pl.String,
+    "content_hash": pl.String,  # sha1 of the normalised text
+    "dup_cluster": pl.String,  # article_id of the kept copy of its duplicate cluster
+    "word_count": pl.Int64,
+}
+
+DROPS = {
+    "item_id": pl.String,
+    "item_kind": pl.String,  # warc_record, article, market, post, question
+    "stage": pl.String,
+    "reason": pl.String,  # short code
+    "detail": pl.String,
+}
+
+QUESTIONS = {
+    "question_id": pl.String,
+    "title": pl.String,
+    "background": pl.String,
+    "resolution_criteria": pl.String,
+    "answer": pl.String,
+    "answer_aliases": pl.List(pl.String),
+    "answer_type": pl.String,  # person, organisation, place, number, binary, option, ...
+    "candidate_outcomes": pl.List(pl.String),  # known options (market questions); may be empty
+    "open_date": pl.Date,  # first day it may be asked
+    "resolution_date": pl.Date,  # open until the day before; answer revealed from this day
+    "original_resolution_date": pl.Date,
+    "revision_evidence": pl.List(pl.String),  # article ids that moved the resolution date
+    "source_kind": pl.String,  # news, market
+    "source_ids": pl.List(pl.String),
+    "generator": pl.String,  # e.g. "extractive/won@<hash>" or "llm:<model>/<prompt>@<hash>"
+    "category": pl.String,
+}
+
+MARKETS = {
+    "market_id": pl.String,
+    "platform": pl.String,
+    "question": pl.String,
+    "background": pl.String,
+    "resolution_criteria": pl.String,
+    "outcome_type": pl.String,  # binary, multiple_choice, numeric
+    "outcomes": pl.List(pl.String),
+    "created_at": UTC_TS,
+    "close_at": UTC_TS,
+    "resolved_at": UTC_TS,
+    "resolution": pl.String,  # the winning outcome label, or None when unresolved/cancelled
+    "url": pl.String,
+}
+
+MARKET_PRICES = {
+    "market_id": pl.String,
+    "ts": UTC_TS,
+    "outcome": pl.String,
+    "price": pl.Float64,
+}
+
+POSTS = {
+    "post_id": pl.String,
+    "platform": pl.String,
+    "created_at": UTC_TS,
+    "author_hash": pl.String,
+    "text": pl.String,
+    "url": pl.String,
+    "parent_id": pl.String,
+    "score": pl.Int64,
+}
+
+TABLES: dict[str, Mapping[str, pl.DataType]] = {
+    "articles": ARTICLES,
+    "questions": QUESTIONS,
+    "markets": MARKETS,
+    "market_prices": MARKET_PRICES,
+    "posts": POSTS,
+    "drops": DROPS,
+}
+
+
+def empty(schema: Mapping[str, pl.DataType]) -> pl.DataFrame:
+    return pl.DataFrame(schema=dict(schema))
+
+
+def frame(rows: Iterable[Mapping], schema: Mapping[str, pl.DataType]) -> pl.DataFrame:
+    """Rows (dicts) to a frame with exactly ``schema``'s columns, in order."""
+    rows = list(rows)
+    if not rows:
+        return empty(schema)
+    return pl.DataFrame(rows, schema=dict(schema), strict=False).select(list(schema))
+
+
+def conform(df: pl.DataFrame, schema: Mapping[str, pl.DataType], table: str) -> pl.DataFrame:
+    """Check ``df`` has every column of ``schema`` with the declared type; return it in order."""
+    missing = [c for c in schema if c not in df.columns]
+    if missing:
+        raise ValueError(f"table {table!r} is missing columns {missing}")
+    wrong = {c: (str(df.schema[c]), str(t)) for c, t in schema.items() if df.schema[c] != t}
+    if wrong:
+        raise ValueError(f"table {table!r} has columns of the wrong type (got, want): {wrong}")
+    return df.select(list(schema))

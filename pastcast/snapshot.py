@@ -1,0 +1,166 @@
+"""Versioned, immutable snapshots: ``snapshots/<name>/<version>/`` plus a ``LATEST`` pointer.
+
+A snapshot is written into a hidden temporary folder and renamed into place, so a reader sees
+a complete version or none. Versions are never overwritten: each build takes the next number,
+records its parent, and its manifest carries row counts and sha256 of every table.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from datetime import date, datetime, timezone
+from pathlib import Path
+
+import polars as pl
+
+import pastcast
+from pastcast.drops import counts_by_reason
+from pastcast.io import sha256_file, write_json, write_parquet, write_text
+from pastcast.schemas import TABLES, conform
+
+VERSION = re.compile(r"^v(\d+)$")
+MANIFEST = "manifest.json"
+LATEST = "LATEST"
+
+
+def code_version() -> str:
+    """The package version plus the git commit when run from a checkout."""
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                                text=True, cwd=Path(__file__).parent, timeout=5).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        commit = ""
+    return f"{pastcast.__version__}+{commit}" if commit else pastcast.__version__
+
+
+def versions(root: str | Path, name: str) -> list[str]:
+    folder = Path(root) / name
+    if not folder.is_dir():
+        return []
+    found = [p.name for p in folder.iterdir() if p.is_dir() and VERSION.match(p.name)]
+    return sorted(found, key=lambda v: int(v[1:]))
+
+
+def latest_version(root: str | Path, name: str) -> str | None:
+    pointer = Path(root) / name / LATEST
+    if pointer.is_file():
+        return pointer.read_text().strip() or None
+    return None
+
+
+def resolve(path_or_ref: str | Path, root: str | Path = "snapshots") -> Path:
+    """A snapshot folder from a path, ``name`` (its latest) or ``name/vN``."""
+    path = Path(path_or_ref)
+    if (path / MANIFEST).is_file():
+        return path
+    parts = str(path_or_ref).strip("/").split("/")
+    folder = Path(root) / parts[0]
+    version = parts[1] if len(parts) > 1 else latest_version(root, parts[0])
+    if version and (folder / version / MANIFEST).is_file():
+        return folder / version
+    raise FileNotFoundError(f"no snapshot at {path_or_ref!r} (looked for {MANIFEST} there and "
+                            f"under {Path(root).resolve()})")
+
+
+def write_snapshot(tables: dict[str, pl.DataFrame], root: str | Path, name: str,
+                   window: tuple[date, date], inputs: list[str | Path] = (),
+                   stage_counts: dict | None = None, config: dict | None = None,
+                   extra: dict | None = None) -> Path:
+    """Write a new version of snapshot ``name`` and move ``LATEST`` to it; return its folder."""
+    unknown = set(tables) - set(TABLES)
+    if unknown:
+        raise ValueError(f"unknown snapshot tables {sorted(unknown)}; known: {sorted(TABLES)}")
+    folder = Path(root) / name
+    folder.mkdir(parents=True, exist_ok=True)
+    staging = folder / f".staging-{os.getpid()}-{datetime.now(timezone.utc):%Y%m%dT%H%M%S%f}"
+    staging.mkdir()
+    try:
+        table_info = {}
+        for table, schema in TABLES.items():
+            df = conform(tables.get(table, pl.DataFrame(schema=dict(schema))), schema, table)
+            path = write_parquet(df, staging / f"{table}.parquet")
+            table_info[table] = {"file": path.name, "rows": df.height, "sha256": sha256_file(path)}
+        drops = tables.get("drops")
+        parent = latest_version(root, name)
+        manifest = {
+            "name": name,
+            "version": None,  # set when the version number is taken
+            "parent_version": parent,
+            "window": {"start": window[0].isoformat(), "end": window[1].isoformat()},
+            "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "code_version": code_version(),
+            "config": config or {},
+            "inputs": [{"file": Path(p).name, "bytes": Path(p).stat().st_size,
+                        "sha256": sha256_file(p)} for p in inputs],
+            "tables": table_info,
+            "stage_counts": stage_counts or {},
+            "drops_by_reason": counts_by_reason(drops) if drops is not None else {},
+            "llm": {"calls": 0, "tokens": 0, "cost_usd": 0.0},
+            **(extra or {}),
+        }
+        final = _claim_version(folder, staging, manifest)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    write_text(final.name + "\n", folder / LATEST)
+    return final
+
+
+def _claim_version(folder: Path, staging: Path, manifest: dict) -> Path:
+    """Rename the staging folder to the next free vN; a concurrent writer takes the next one."""
+    existing = versions(folder.parent, folder.name)
+    number = int(existing[-1][1:]) + 1 if existing else 1
+    while True:
+        manifest["version"] = f"v{number}"
+        write_json(manifest, staging / MANIFEST)
+        try:
+            os.rename(staging, folder / manifest["version"])  # fails if the version exists
+            return folder / manifest["version"]
+        except OSError:
+            if not (folder / manifest["version"]).exists():
+                raise
+            number += 1
+
+
+def read_manifest(snapshot_dir: str | Path) -> dict:
+    return json.loads((Path(snapshot_dir) / MANIFEST).read_text())
+
+
+def list_snapshots(root: str | Path = "snapshots") -> pl.DataFrame:
+    rows = []
+    root = Path(root)
+    for folder in sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []:
+        latest = latest_version(root, folder.name)
+        for version in versions(root, folder.name):
+            m = read_manifest(folder / version)
+            rows.append({
+                "name": folder.name, "version": version, "latest": version == latest,
+                "created_at": m["created_at"], "window": f"{m['window']['start']}..{m['window']['end']}",
+                "articles": m["tables"]["articles"]["rows"], "questions": m["tables"]["questions"]["rows"],
+                "drops": m["tables"]["drops"]["rows"], "path": str(folder / version),
+            })
+    return pl.DataFrame(rows, schema={"name": pl.String, "version": pl.String, "latest": pl.Boolean,
+                                      "created_at": pl.String, "window": pl.String,
+                                      "articles": pl.Int64, "questions": pl.Int64,
+                                      "drops": pl.Int64, "path": pl.String})
+
+
+def verify(snapshot_dir: str | Path) -> list[str]:
+    """Problems found comparing the manifest with the files (empty when it all matches)."""
+    folder = Path(snapshot_dir)
+    problems = []
+    for table, info in read_manifest(folder)["tables"].items():
+        path = folder / info["file"]
+        if not path.is_file():
+            problems.append(f"{table}: {path} is missing")
+            continue
+        if sha256_file(path) != info["sha256"]:
+            problems.append(f"{table}: sha256 differs from the manifest")
+        rows = pl.scan_parquet(path).select(pl.len()).collect().item()
+        if rows != info["rows"]:
+            problems.append(f"{table}: {rows} rows, manifest says {info['rows']}")
+    return problems

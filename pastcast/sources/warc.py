@@ -1,0 +1,152 @@
+"""Stream HTML responses out of WARC (and ARC) files with warcio, one record at a time.
+
+Only HTTP 200 HTML responses become pages; every other record is a ``Drop`` with a reason.
+A damaged file (truncated gzip, garbage between records) yields a ``corrupt_record`` drop
+naming the file and byte offset, and the records read before the damage are kept.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from warcio.archiveiterator import ArchiveIterator
+from warcio.exceptions import ArchiveLoadFailed
+
+from pastcast.drops import Drop
+
+STAGE = "read"
+HTML_TYPES = ("text/html", "application/xhtml+xml")
+
+
+@dataclass(frozen=True)
+class HtmlPage:
+    warc_file: str
+    record_id: str
+    url: str
+    crawled_at: datetime  # WARC-Date, UTC
+    http_headers: dict[str, str]  # lower-cased names
+    body: bytes  # decoded transfer/content encodings, still in the page's charset
+    offset: int
+
+
+def parse_warc_date(value: str) -> datetime:
+    """WARC-Date (ISO 8601, 'Z' or offset, optional fraction) to an aware UTC datetime."""
+    dt = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=timezone.utc)
+    return dt.astimezone(timezone.utc)
+
+
+def clean_target_uri(uri: str | None) -> str:
+    """Some writers (wget) wrap WARC-Target-URI in <...>; strip them."""
+    uri = (uri or "").strip()
+    if uri.startswith("<") and uri.endswith(">"):
+        uri = uri[1:-1].strip()
+    return uri
+
+
+def _drop(warc_file: str, item: str, reason: str, detail: str) -> Drop:
+    return Drop(f"{warc_file}#{item}", "warc_record", STAGE, reason, detail)
+
+
+def iter_html_pages(path: str | Path) -> Iterator[HtmlPage | Drop]:
+    """Yield an ``HtmlPage`` per HTTP 200 HTML response and a ``Drop`` for everything else."""
+    path = Path(path)
+    name = path.name
+    try:
+        stream = open(path, "rb")
+    except OSError as exc:
+        yield _drop(name, "file", "unreadable_file", f"{path}: {exc}")
+        return
+    with stream:
+        records = ArchiveIterator(stream, arc2warc=True)
+        while True:
+            offset = records.offset if hasattr(records, "offset") else -1
+            try:
+                record = next(records)
+            except StopIteration:
+                return
+            except (ArchiveLoadFailed, EOFError, OSError, zlib.error, ValueError) as exc:
+                yield _drop(name, f"offset:{offset}", "corrupt_record",
+                            f"{path}: cannot read a record at byte {offset}: {exc}; "
+                            "the records before it are kept")
+                return
+            item = record.rec_headers.get_header("WARC-Record-ID") or f"offset:{records.offset}"
+            problem = _not_a_record(record)
+            if problem:
+                yield _drop(name, f"offset:{records.offset}", "corrupt_record",
+                            f"{path}: no WARC/ARC record at byte {records.offset} ({problem}); "
+                            "the records before it are kept")
+                return
+            try:
+                page_or_drop = _page_from_record(record, name, item, records.offset)
+                while record.raw_stream.read(1 << 16):  # drain, so a short record shows below
+                    pass
+            except (EOFError, OSError, zlib.error, ValueError) as exc:
+                yield _drop(name, item, "corrupt_record",
+                            f"{path}: record at byte {records.offset} is damaged: {exc}")
+                return
+            missing = getattr(record.raw_stream, "limit", 0)
+            if missing:
+                # A truncated file ends inside a record: warcio hands back what is there.
+                yield _drop(name, item, "corrupt_record",
+                            f"{path}: record at byte {records.offset} is truncated, {missing} of "
+                            f"{record.length} bytes missing; the records before it are kept")
+                return
+            if page_or_drop is not None:
+                yield page_or_drop
+
+
+def _not_a_record(record) -> str | None:
+    """warcio reads almost any text as headers: reject what no archive writer produces."""
+    headers = record.rec_headers
+    if not (headers.protocol or "").upper().startswith("WARC/"):
+        return f"found {headers.protocol[:40]!r}"
+    length = headers.get_header("Content-Length") or ""
+    if not length.strip().isdigit():
+        return f"Content-Length {length[:20]!r}"
+    uri = clean_target_uri(headers.get_header("WARC-Target-URI"))
+    if uri and ":" not in uri:
+        return f"target URI {uri[:40]!r}"
+    return None
+
+
+def _page_from_record(record, warc_file: str, item: str, offset: int) -> HtmlPage | Drop | None:
+    rec_type = record.rec_type
+    if rec_type in ("warcinfo", "request", "metadata"):
+        # Crawl bookkeeping, not content: counted as drops so nothing vanishes unexplained.
+        return _drop(warc_file, item, "not_response", rec_type)
+    if rec_type != "response":
+        return _drop(warc_file, item, "not_response", rec_type or "unknown")
+    if record.http_headers is None:
+        return _drop(warc_file, item, "not_http", "response without HTTP headers")
+    status = (record.http_headers.get_statuscode() or "").strip()
+    if status != "200":
+        return _drop(warc_file, item, "http_status", status or "missing")
+    content_type = (record.http_headers.get_header("Content-Type") or "").lower()
+    if content_type and not content_type.startswith(HTML_TYPES):
+        return _drop(warc_file, item, "not_html", content_type.split(";")[0])
+    body = record.content_stream().read()
+    if not body.strip():
+        return _drop(warc_file, item, "empty_body", "")
+    date = record.rec_headers.get_header("WARC-Date")
+    if not date:
+        return _drop(warc_file, item, "no_warc_date", "")
+    try:
+        crawled_at = parse_warc_date(date)
+    except ValueError:
+        # A bad header spoils this record only; the stream itself is still in step.
+        return _drop(warc_file, item, "bad_warc_date", date[:80])
+    return HtmlPage(
+        warc_file=warc_file,
+        record_id=item,
+        url=clean_target_uri(record.rec_headers.get_header("WARC-Target-URI")),
+        crawled_at=crawled_at,
+        http_headers={k.lower(): v for k, v in record.http_headers.headers},
+        body=body,
+        offset=offset,
+    )

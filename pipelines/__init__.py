@@ -1,0 +1,1 @@
+"""The Dagster code location: definitions, resources, jobs, schedules and checks."""

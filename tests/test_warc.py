@@ -1,0 +1,68 @@
+from datetime import datetime, timezone
+
+import pytest
+
+from pastcast.sources.warc import HtmlPage, clean_target_uri, iter_html_pages, parse_warc_date
+from tests.conftest import LOREM, SHARED, article_html, needs_shared, write_warc
+
+
+def _records(n):
+    return [{"url": f"https://news.example/story-{i}", "html": article_html(f"Story {i}", LOREM * 2)}
+            for i in range(n)]
+
+
+def test_reads_html_responses_and_drops_the_rest(tmp_path):
+    path = write_warc(tmp_path / "a.warc.gz", _records(3) + [
+        {"url": "https://news.example/missing", "html": "<p>gone</p>", "status": "404 Not Found"},
+        {"url": "https://news.example/logo.png", "body": b"\x89PNG....", "content_type": "image/png"},
+    ])
+    items = list(iter_html_pages(path))
+    pages = [i for i in items if isinstance(i, HtmlPage)]
+    drops = {i.reason: i for i in items if not isinstance(i, HtmlPage)}
+    assert [p.url for p in pages] == [f"https://news.example/story-{i}" for i in range(3)]
+    assert pages[0].crawled_at == datetime(2026, 2, 1, 12, tzinfo=timezone.utc)
+    assert drops["http_status"].detail == "404"
+    assert drops["not_html"].detail == "image/png"
+    assert all(d.item_id.startswith("a.warc.gz#") for d in drops.values())
+
+
+@pytest.mark.parametrize("cut", [0.45, 0.8])  # both fall inside a record
+def test_truncated_file_keeps_records_before_the_damage(tmp_path, cut):
+    full = write_warc(tmp_path / "full.warc.gz", _records(6))
+    data = full.read_bytes()
+    damaged = tmp_path / "damaged.warc.gz"
+    damaged.write_bytes(data[: int(len(data) * cut)])
+    items = list(iter_html_pages(damaged))
+    pages = [i for i in items if isinstance(i, HtmlPage)]
+    corrupt = [i for i in items if not isinstance(i, HtmlPage) and i.reason == "corrupt_record"]
+    assert 1 <= len(pages) < 6
+    assert [p.url for p in pages] == [f"https://news.example/story-{i}" for i in range(len(pages))]
+    assert len(corrupt) == 1 and "damaged.warc.gz" in corrupt[0].detail
+
+
+def test_garbage_file_is_a_clear_drop_not_a_traceback(tmp_path):
+    path = tmp_path / "garbage.warc.gz"
+    path.write_bytes(b"this is not a warc file at all\n" * 10)
+    (drop,) = list(iter_html_pages(path))
+    assert drop.reason == "corrupt_record" and str(path) in drop.detail
+
+
+def test_missing_file_is_a_drop(tmp_path):
+    (drop,) = list(iter_html_pages(tmp_path / "nope.warc.gz"))
+    assert drop.reason == "unreadable_file"
+
+
+def test_header_helpers():
+    assert clean_target_uri("<https://a.example/x>") == "https://a.example/x"
+    assert parse_warc_date("2026-02-01T23:30:00+02:00") == datetime(2026, 2, 1, 21, 30, tzinfo=timezone.utc)
+
+
+@needs_shared
+def test_every_shared_warc_file_reads_without_an_unhandled_exception():
+    files = [p for p in (SHARED / "warc").rglob("*") if p.is_file() and ".warc" in p.name or p.suffix == ".gz" and "arc" in p.name]
+    assert len(files) >= 10
+    pages = 0
+    for path in files:
+        for item in iter_html_pages(path):
+            pages += isinstance(item, HtmlPage)
+    assert pages >= 256  # the fundus-derived WARC alone holds 256 news pages
