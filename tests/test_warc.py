@@ -3,7 +3,7 @@ from datetime import datetime, timezone
 import pytest
 
 from pastcast.sources.warc import HtmlPage, clean_target_uri, iter_html_pages, parse_warc_date
-from tests.conftest import LOREM, SHARED, article_html, needs_shared, write_warc
+from warcs import LOREM, SHARED, article_html, needs_shared, write_warc
 
 
 def _records(n):

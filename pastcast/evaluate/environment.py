@@ -1,0 +1,161 @@
+"""The replay environment: a daily UTC clock over a snapshot, and the tools an agent may use.
+
+Agents only ever see the present: open questions without answers, search gated at today,
+and answers of questions that have already resolved. The answer table is held in a private
+attribute and only copied out for resolved questions.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import date, timedelta
+from pathlib import Path
+
+import polars as pl
+
+from pastcast.evaluate.index import ArticleIndex, Hit, open_or_build
+from pastcast.evaluate.scoring import InvalidForecast, validate
+
+ANSWER_FIELDS = ("answer", "answer_aliases")
+
+
+@dataclass(frozen=True)
+class OpenQuestion:
+    """What an agent may see of a question while it is open: no answer fields."""
+
+    question_id: str
+    title: str
+    background: str
+    resolution_criteria: str
+    answer_type: str
+    candidate_outcomes: tuple[str, ...]
+    open_date: date
+    resolution_date: date
+
+
+@dataclass(frozen=True)
+class ResolvedQuestion(OpenQuestion):
+    answer: str
+    answer_aliases: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class LedgerEntry:
+    question_id: str
+    date: date
+    forecast: Mapping[str, float]
+
+
+def read_manifest(snapshot_dir: str | os.PathLike) -> dict:
+    f = Path(snapshot_dir) / "manifest.json"
+    return json.loads(f.read_text()) if f.exists() else {}
+
+
+def _public(row: dict) -> dict:
+    return {
+        "question_id": row["question_id"],
+        "title": row["title"] or "",
+        "background": row["background"] or "",
+        "resolution_criteria": row["resolution_criteria"] or "",
+        "answer_type": row["answer_type"] or "",
+        "candidate_outcomes": tuple(row["candidate_outcomes"] or ()),
+        "open_date": row["open_date"],
+        "resolution_date": row["resolution_date"],
+    }
+
+
+class ReplayEnvironment:
+    def __init__(
+        self,
+        snapshot_dir: str | os.PathLike,
+        start: date | None = None,
+        end: date | None = None,
+        index: ArticleIndex | None = None,
+    ):
+        # The snapshot path and the index stay private: the index can search any date and the
+        # folder holds the answers. In-process agents could still dig them out (it is Python);
+        # the public API simply never offers a way.
+        self._snapshot_dir = Path(snapshot_dir)
+        self.manifest = read_manifest(self._snapshot_dir)
+        questions = pl.read_parquet(self._snapshot_dir / "questions.parquet").filter(
+            pl.col("open_date").is_not_null() & pl.col("resolution_date").is_not_null()
+        )
+        rows = questions.sort("open_date", "question_id").to_dicts()
+        self._questions = {r["question_id"]: _public(r) for r in rows}
+        # Private: answers leave this dict only through resolved(), once the clock has passed them.
+        self.__answers = {
+            r["question_id"]: (r["answer"] or "", tuple(r["answer_aliases"] or ())) for r in rows
+        }
+        window = self.manifest.get("window") or {}
+        self.start = start or (date.fromisoformat(window["start"]) if window.get("start") else None) or min(
+            (q["open_date"] for q in self._questions.values()), default=date.today()
+        )
+        self.end = end or (date.fromisoformat(window["end"]) if window.get("end") else None) or max(
+            (q["resolution_date"] for q in self._questions.values()), default=self.start
+        )
+        if self.end < self.start:
+            raise ValueError(f"replay window ends ({self.end}) before it starts ({self.start})")
+        self.today = self.start
+        self._index = index
+        self._ledger: list[LedgerEntry] = []
+
+    # -- clock ---------------------------------------------------------------------------
+    @property
+    def done(self) -> bool:
+        return self.today > self.end
+
+    @property
+    def n_days(self) -> int:
+        return (self.end - self.start).days + 1
+
+    def advance(self, days: int = 1) -> date:
+        """Move the clock forward (never back); returns the new today."""
+        if days < 1:
+            raise ValueError("the clock only moves forward")
+        if self.done:
+            raise RuntimeError("the replay is over")
+        self.today += timedelta(days=days)
+        return self.today
+
+    # -- tools ---------------------------------------------------------------------------
+    def _article_index(self) -> ArticleIndex:
+        if self._index is None:  # built lazily: an agent that never searches never pays for it
+            self._index = open_or_build(self._snapshot_dir)
+        return self._index
+
+    def is_open(self, question_id: str) -> bool:
+        q = self._questions.get(question_id)
+        return q is not None and q["open_date"] <= self.today < q["resolution_date"]
+
+    def open_questions(self) -> list[OpenQuestion]:
+        return [OpenQuestion(**q) for qid, q in self._questions.items() if self.is_open(qid)]
+
+    def search(self, query: str, k: int = 10) -> list[Hit]:
+        return self._article_index().search(query, self.today, k)
+
+    def submit(self, question_id: str, forecast: Mapping[str, float]) -> LedgerEntry:
+        """Validate and record a forecast (a later one revises an earlier one)."""
+        if question_id not in self._questions:
+            raise InvalidForecast(f"unknown question {question_id!r}")
+        if not self.is_open(question_id):
+            raise InvalidForecast(f"question {question_id!r} is not open on {self.today}")
+        entry = LedgerEntry(question_id, self.today, validate(forecast))
+        self._ledger.append(entry)
+        return entry
+
+    def resolved(self) -> list[ResolvedQuestion]:
+        """Questions whose answer is public today (resolution_date <= today), with answers."""
+        out = []
+        for qid, q in self._questions.items():
+            if q["resolution_date"] <= self.today:
+                answer, aliases = self.__answers[qid]
+                out.append(ResolvedQuestion(**q, answer=answer, answer_aliases=aliases))
+        return out
+
+    @property
+    def ledger(self) -> tuple[LedgerEntry, ...]:
+        """Every submission so far, in order (a copy: the ledger is append-only)."""
+        return tuple(self._ledger)

@@ -1,0 +1,242 @@
+"""BM25 search over a snapshot's articles with the date gate inside the query.
+
+The gate (published_at < midnight UTC after day D, i.e. <= end of D) is a Must clause of the
+same tantivy boolean query as the text terms, so tantivy ranks only visible documents and
+"k results on day D" means the k best among documents visible on D, never a post-filtered
+remainder of a global top-k.
+
+Queries are never parsed: user text is run through the same analyzer as the index
+(tantivy's built-in ``en_stem``) and turned into term queries, so no input can raise a
+query-syntax error or smuggle in field or range operators.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import date, datetime, time, timedelta, timezone
+from pathlib import Path
+
+import polars as pl
+import tantivy
+from tantivy import FieldType, Occur, Query
+
+INDEX_FORMAT = 1  # bump when the schema or analyzer changes; stale indexes get rebuilt
+META_FILE = "pastcast_index.json"
+TITLE_BOOST = 1.5  # a query term in the headline says more than one in the body
+MAX_QUERY_TERMS = 64
+SNIPPET_CHARS = 240
+_BATCH_ROWS = 20_000
+
+# Mirrors tantivy's built-in "en_stem" tokenizer used for title and text, so query terms
+# are exactly the indexed terms.
+_ANALYZER = (
+    tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
+    .filter(tantivy.Filter.remove_long(40))
+    .filter(tantivy.Filter.lowercase())
+    .filter(tantivy.Filter.stemmer("english"))
+    .build()
+)
+
+
+@dataclass(frozen=True)
+class Hit:
+    article_id: str
+    title: str
+    published_at: datetime
+    score: float
+    snippet: str
+    text: str = field(default="", repr=False)  # full body, for agents that read articles
+
+
+def _schema() -> tantivy.Schema:
+    sb = tantivy.SchemaBuilder()
+    sb.add_text_field("article_id", stored=True, tokenizer_name="raw")
+    sb.add_text_field("title", stored=True, tokenizer_name="en_stem")
+    sb.add_text_field("text", stored=True, tokenizer_name="en_stem")
+    sb.add_date_field("published_at", stored=True, indexed=True, fast=True)
+    return sb.build()
+
+
+def end_of_day_exclusive(day: date) -> datetime:
+    """Midnight UTC starting the day after ``day``: visible means published strictly before it."""
+    return datetime.combine(day + timedelta(days=1), time(0), tzinfo=timezone.utc)
+
+
+def query_terms(text: str) -> list[str]:
+    """Analyzed, de-duplicated terms of free text, in first-seen order."""
+    return list(dict.fromkeys(_ANALYZER.analyze(text or "")))[:MAX_QUERY_TERMS]
+
+
+def _batches(articles: pl.DataFrame | pl.LazyFrame) -> Iterator[pl.DataFrame]:
+    cols = ["article_id", "title", "text", "published_at"]
+    if isinstance(articles, pl.DataFrame):
+        yield from articles.select(cols).filter(pl.col("published_at").is_not_null()).iter_slices(_BATCH_ROWS)
+        return
+    # Streaming batches keep memory flat on a month of articles.
+    lf = articles.select(cols).filter(pl.col("published_at").is_not_null())
+    yield from lf.collect_batches(chunk_size=_BATCH_ROWS)
+
+
+class ArticleIndex:
+    def __init__(self, index: tantivy.Index, path: Path):
+        self._index = index
+        self._schema = index.schema
+        self.path = path
+
+    @classmethod
+    def build(cls, articles: pl.DataFrame | pl.LazyFrame, path: str | os.PathLike, meta: dict | None = None) -> ArticleIndex:
+        """Index ``articles`` into ``path`` (created; must not hold another index).
+
+        Articles without a publication time are left out: they could never pass the gate.
+        """
+        path = Path(path)
+        path.mkdir(parents=True, exist_ok=True)
+        index = tantivy.Index(_schema(), path=str(path), reuse=False)
+        writer = index.writer(heap_size=128_000_000)
+        n = 0
+        for batch in _batches(articles):
+            for aid, title, text, published in batch.iter_rows():
+                writer.add_document(
+                    tantivy.Document(
+                        article_id=aid, title=title or "", text=text or "",
+                        published_at=published.astimezone(timezone.utc),
+                    )
+                )
+                n += 1
+        writer.commit()
+        writer.wait_merging_threads()
+        (path / META_FILE).write_text(json.dumps({"format": INDEX_FORMAT, "documents": n, **(meta or {})}))
+        index.reload()
+        return cls(index, path)
+
+    @classmethod
+    def open(cls, path: str | os.PathLike) -> ArticleIndex:
+        path = Path(path)
+        if not _exists(path):
+            raise FileNotFoundError(f"no article index at {path}")
+        return cls(tantivy.Index.open(str(path)), path)
+
+    @property
+    def meta(self) -> dict:
+        f = self.path / META_FILE
+        return json.loads(f.read_text()) if f.exists() else {}
+
+    def __len__(self) -> int:
+        return self._index.searcher().num_docs
+
+    def _gated_query(self, terms: list[str], as_of: date) -> Query:
+        text_q = Query.boolean_query(
+            [(Occur.Should, Query.boost_query(Query.term_query(self._schema, "title", t), TITLE_BOOST)) for t in terms]
+            + [(Occur.Should, Query.term_query(self._schema, "text", t)) for t in terms]
+        )
+        gate = Query.range_query(
+            self._schema, "published_at", FieldType.Date,
+            upper_bound=end_of_day_exclusive(as_of), include_upper=False,
+        )
+        # const score 0: the gate filters, it must not add to the BM25 score.
+        return Query.boolean_query([(Occur.Must, Query.const_score_query(gate, 0.0)), (Occur.Must, text_q)])
+
+    def search(self, query: str, as_of: date, k: int = 10) -> list[Hit]:
+        """The ``k`` best BM25 matches among articles published on or before ``as_of`` (UTC)."""
+        if isinstance(as_of, datetime):  # a datetime is a date subclass; gate on its UTC day
+            as_of = as_of.astimezone(timezone.utc).date() if as_of.tzinfo else as_of.date()
+        terms = query_terms(query)
+        if not terms or k <= 0:
+            return []
+        q = self._gated_query(terms, as_of)
+        searcher = self._index.searcher()
+        result = searcher.search(q, limit=k, count=False)
+        snippets = tantivy.SnippetGenerator.create(searcher, q, self._schema, "text")
+        snippets.set_max_num_chars(SNIPPET_CHARS)
+        hits = []
+        for score, address in result.hits:
+            doc = searcher.doc(address)
+            text = doc.get_first("text") or ""
+            snippet = snippets.snippet_from_doc(doc).fragment() or text[:SNIPPET_CHARS]
+            hits.append(
+                Hit(
+                    article_id=doc.get_first("article_id"),
+                    title=doc.get_first("title") or "",
+                    published_at=doc.get_first("published_at"),
+                    score=float(score),
+                    snippet=snippet,
+                    text=text,
+                )
+            )
+        return hits
+
+
+def _exists(path: Path) -> bool:
+    return path.is_dir() and tantivy.Index.exists(str(path))  # exists() raises on a missing dir
+
+
+def _articles_fingerprint(snapshot_dir: Path) -> str:
+    """Identifies the articles table: the manifest's sha256 when present, else size and mtime."""
+    f = snapshot_dir / "articles.parquet"
+    manifest = snapshot_dir / "manifest.json"
+    digest = None
+    if manifest.exists():
+        entry = (json.loads(manifest.read_text()).get("tables") or {})
+        entry = entry.get("articles") if isinstance(entry, dict) else None
+        digest = entry.get("sha256") if isinstance(entry, dict) else None
+    if not digest:
+        st = f.stat()
+        digest = f"{st.st_size}:{st.st_mtime_ns}"
+    return f"{INDEX_FORMAT}:{digest}"
+
+
+def _is_current(path: Path, fingerprint: str) -> bool:
+    try:
+        return _exists(path) and json.loads((path / META_FILE).read_text()).get("fingerprint") == fingerprint
+    except (OSError, ValueError):
+        return False
+
+
+def _writable(path: Path) -> bool:
+    return os.access(path, os.W_OK)
+
+
+def default_cache_dir() -> Path:
+    base = os.environ.get("PASTCAST_CACHE") or os.path.join(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache", "pastcast")
+    return Path(base) / "indexes"
+
+
+def open_or_build(snapshot_dir: str | os.PathLike, cache_dir: str | os.PathLike | None = None) -> ArticleIndex:
+    """Open the snapshot's article index, building it first if absent or stale.
+
+    It lives in ``<snapshot_dir>/index/`` when that folder can be written, else under
+    ``cache_dir`` (default ``$PASTCAST_CACHE/indexes`` or ``~/.cache/pastcast/indexes``)
+    keyed by the articles' fingerprint. Builds go to a temporary sibling folder and are
+    renamed into place, so a crash or a concurrent build never leaves a half index behind.
+    """
+    snapshot_dir = Path(snapshot_dir)
+    fingerprint = _articles_fingerprint(snapshot_dir)
+    local = snapshot_dir / "index"
+    cached = Path(cache_dir or default_cache_dir()) / hashlib.sha256(
+        f"{snapshot_dir.resolve()}|{fingerprint}".encode()
+    ).hexdigest()[:24]
+    for candidate in (local, cached):
+        if _is_current(candidate, fingerprint):
+            return ArticleIndex.open(candidate)
+    target = local if _writable(snapshot_dir) else cached
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=".index-", dir=target.parent))
+    try:
+        ArticleIndex.build(pl.scan_parquet(snapshot_dir / "articles.parquet"), tmp, meta={"fingerprint": fingerprint})
+        if not _is_current(target, fingerprint):  # else a concurrent builder won: keep theirs
+            if target.exists():  # stale
+                shutil.rmtree(target)
+            try:
+                os.replace(tmp, target)
+            except OSError:
+                if not _is_current(target, fingerprint):
+                    raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return ArticleIndex.open(target)

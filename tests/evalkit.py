@@ -1,0 +1,50 @@
+"""Tiny synthetic snapshots for the evaluator tests, built with the declared schemas."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import date, datetime, timezone
+from pathlib import Path
+
+from pastcast.schemas import ARTICLES, DROPS, MARKET_PRICES, MARKETS, POSTS, QUESTIONS, empty, frame
+
+
+def ts(day: date | str, hour: int = 12, minute: int = 0, second: int = 0) -> datetime:
+    day = date.fromisoformat(day) if isinstance(day, str) else day
+    return datetime(day.year, day.month, day.day, hour, minute, second, tzinfo=timezone.utc)
+
+
+def article(article_id: str, title: str, text: str, published_at: datetime) -> dict:
+    return {
+        "article_id": article_id, "url": f"https://news.example/{article_id}", "canonical_url": None,
+        "domain": "news.example", "title": title, "text": text, "language": "en",
+        "published_at": published_at, "date_source": "meta", "date_confidence": 1.0,
+        "crawled_at": published_at, "warc_file": "synthetic.warc.gz", "warc_record_id": article_id,
+        "content_hash": hashlib.sha1(text.encode()).hexdigest(), "dup_cluster": article_id,
+        "word_count": len(text.split()),
+    }
+
+
+def question(question_id: str, title: str, answer: str, open_date: str, resolution_date: str, **kw) -> dict:
+    row = {
+        "question_id": question_id, "title": title, "background": "", "resolution_criteria": "",
+        "answer": answer, "answer_aliases": [], "answer_type": "person", "candidate_outcomes": [],
+        "open_date": date.fromisoformat(open_date), "resolution_date": date.fromisoformat(resolution_date),
+        "original_resolution_date": date.fromisoformat(resolution_date), "revision_evidence": [],
+        "source_kind": "news", "source_ids": [], "generator": "synthetic", "category": "politics",
+    }
+    row.update(kw)
+    return row
+
+
+def write_snapshot(root: Path, articles: list[dict], questions: list[dict], start: str, end: str,
+                   name: str = "synthetic", version: str = "v1") -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    frame(articles, ARTICLES).write_parquet(root / "articles.parquet")
+    frame(questions, QUESTIONS).write_parquet(root / "questions.parquet")
+    for table, schema in (("markets", MARKETS), ("market_prices", MARKET_PRICES), ("posts", POSTS), ("drops", DROPS)):
+        empty(schema).write_parquet(root / f"{table}.parquet")
+    manifest = {"name": name, "version": version, "window": {"start": start, "end": end}}
+    (root / "manifest.json").write_text(json.dumps(manifest))
+    return root

@@ -1,0 +1,141 @@
+import random
+from datetime import date, datetime, timedelta, timezone
+
+import polars as pl
+import pytest
+
+from evalkit import article, ts, write_snapshot
+from pastcast.evaluate import index as index_mod
+from pastcast.evaluate.index import ArticleIndex, end_of_day_exclusive, open_or_build, query_terms
+from pastcast.schemas import ARTICLES, frame
+
+VOCAB = ["harbor", "election", "copper", "satellite", "vaccine", "drought", "tariff", "summit", "orchestra", "glacier"]
+FILLER = "report update local story people city today"
+DAY0 = date(2024, 3, 1)
+N_DAYS = 30
+
+
+def _corpus(seed: int = 7) -> list[dict]:
+    """Docs over 30 days; later docs repeat topic words more often, so they outrank earlier ones.
+
+    An index that took a global top-k and then filtered by date would come up short on
+    almost every early day: this corpus is built to catch exactly that.
+    """
+    rng = random.Random(seed)
+    rows = []
+    for day in range(N_DAYS):
+        for j in range(6):
+            topics = rng.sample(VOCAB, 2)
+            reps = 1 + day // 3  # relevance grows with time
+            text = " ".join([*(topics * reps), FILLER])
+            rows.append(article(f"d{day:02d}-{j}", f"{topics[0]} news", text, ts(DAY0 + timedelta(days=day), hour=rng.randrange(24))))
+    return rows
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return _corpus()
+
+
+@pytest.fixture(scope="module")
+def index(corpus, tmp_path_factory):
+    return ArticleIndex.build(frame(corpus, ARTICLES), tmp_path_factory.mktemp("ix"))
+
+
+def _matching(rows, query):
+    terms = set(query_terms(query))
+    return [r for r in rows if terms & set(query_terms(f"{r['title']} {r['text']}"))]
+
+
+def test_gate_is_applied_before_top_k(index, corpus):
+    rng = random.Random(1234)
+    published = {r["article_id"]: r["published_at"] for r in corpus}
+    short_by_post_filter = 0
+    for _ in range(60):
+        day = DAY0 + timedelta(days=rng.randrange(-2, N_DAYS + 2))
+        query = " ".join(rng.sample(VOCAB, rng.randint(1, 3)))
+        k = rng.randint(1, 12)
+        hits = index.search(query, day, k)
+        visible = [r for r in _matching(corpus, query) if r["published_at"] < end_of_day_exclusive(day)]
+        # k results whenever >= k visible docs match; never a doc from after day D
+        assert len(hits) == min(k, len(visible)), (day, query, k)
+        assert all(h.published_at.date() <= day for h in hits)
+        assert all(published[h.article_id] < end_of_day_exclusive(day) for h in hits)
+        # and they are the k best visible ones: same scores as filtering a full ranking
+        everything = index.search(query, DAY0 + timedelta(days=400), 10_000)
+        best_visible = [h.score for h in everything if h.published_at.date() <= day][:k]
+        assert [h.score for h in hits] == pytest.approx(best_visible)
+        post_filtered = [h for h in everything[:k] if h.published_at.date() <= day]
+        short_by_post_filter += len(post_filtered) < len(hits)
+    assert short_by_post_filter > 20  # the corpus really punishes filter-after-top-k
+
+
+def test_day_boundaries_are_utc_end_of_day(tmp_path):
+    d = date(2024, 5, 10)
+    rows = [
+        article("last-second", "kestrel", "kestrel sighting", datetime(2024, 5, 10, 23, 59, 59, 999999, tzinfo=timezone.utc)),
+        article("next-midnight", "kestrel", "kestrel sighting", datetime(2024, 5, 11, 0, 0, 0, tzinfo=timezone.utc)),
+        article("undated", "kestrel", "kestrel sighting", None),
+    ]
+    ix = ArticleIndex.build(frame(rows, ARTICLES), tmp_path / "ix")
+    assert len(ix) == 2  # an undated article can never pass the gate, so it is not indexed
+    assert [h.article_id for h in ix.search("kestrel", d, 10)] == ["last-second"]
+    assert {h.article_id for h in ix.search("kestrel", d + timedelta(days=1), 10)} == {"last-second", "next-midnight"}
+    assert ix.search("kestrel", d - timedelta(days=1), 10) == []
+    # a datetime as_of gates on its UTC day
+    assert [h.article_id for h in ix.search("kestrel", datetime(2024, 5, 10, 8, tzinfo=timezone.utc), 10)] == ["last-second"]
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        'title:harbor AND (election OR', '"unclosed phrase', "published_at:[2099-01-01T00:00:00Z TO *]",
+        "*", "\\", "a OR OR NOT", "+harbor -", "harbor^3 ~2", "IN [harbor]", "", "   ", "🙂 ✓ ∑",
+        "harbor " * 500, "{}[]()<>!:^~\"'", "election' OR 1=1 --",
+    ],
+)
+def test_free_text_never_raises_and_never_bypasses_gate(index, query):
+    day = DAY0 + timedelta(days=3)
+    hits = index.search(query, day, 5)
+    assert all(h.published_at.date() <= day for h in hits)
+
+
+def test_hit_fields(index):
+    (hit,) = index.search("glacier", DAY0 + timedelta(days=N_DAYS), 1)
+    assert hit.article_id.startswith("d")
+    assert hit.published_at.tzinfo is not None and hit.published_at.utcoffset() == timedelta(0)
+    assert hit.score > 0 and "glacier" in hit.snippet and "glacier" in hit.text
+    assert index.search("glacier", DAY0, 0) == []
+
+
+def test_open_or_build_local_then_reuse_then_rebuild_when_stale(tmp_path):
+    snap = write_snapshot(tmp_path / "snap", [article("a1", "heron", "heron nest", ts("2024-01-02"))], [], "2024-01-01", "2024-01-31")
+    ix = open_or_build(snap, cache_dir=tmp_path / "cache")
+    assert ix.path == snap / "index" and len(ix) == 1
+    stamp = (snap / "index" / index_mod.META_FILE).stat().st_mtime_ns
+    assert len(open_or_build(snap, cache_dir=tmp_path / "cache")) == 1
+    assert (snap / "index" / index_mod.META_FILE).stat().st_mtime_ns == stamp  # reused, not rebuilt
+    # new articles table -> new fingerprint -> rebuilt
+    rows = [article("a1", "heron", "heron nest", ts("2024-01-02")), article("a2", "heron", "heron egg", ts("2024-01-03"))]
+    frame(rows, ARTICLES).write_parquet(snap / "articles.parquet")
+    assert len(open_or_build(snap, cache_dir=tmp_path / "cache")) == 2
+    assert not any(p.name.startswith(".index-") for p in snap.iterdir())  # no temp build left behind
+
+
+def test_open_or_build_uses_cache_dir_when_snapshot_is_read_only(tmp_path, monkeypatch):
+    snap = write_snapshot(tmp_path / "snap", [article("a1", "heron", "heron nest", ts("2024-01-02"))], [], "2024-01-01", "2024-01-31")
+    monkeypatch.setattr(index_mod, "_writable", lambda path: False)
+    ix = open_or_build(snap, cache_dir=tmp_path / "cache")
+    assert ix.path.parent == tmp_path / "cache" and not (snap / "index").exists()
+    assert [h.article_id for h in ix.search("heron", date(2024, 1, 2), 3)] == ["a1"]
+    assert open_or_build(snap, cache_dir=tmp_path / "cache").path == ix.path  # found again
+
+
+def test_build_accepts_lazy_frames(tmp_path, corpus):
+    path = tmp_path / "a.parquet"
+    frame(corpus, ARTICLES).write_parquet(path)
+    ix = ArticleIndex.build(pl.scan_parquet(path), tmp_path / "ix")
+    assert len(ix) == len(corpus)
+    assert len(ArticleIndex.open(tmp_path / "ix")) == len(corpus)
+    with pytest.raises(FileNotFoundError):
+        ArticleIndex.open(tmp_path / "nowhere")

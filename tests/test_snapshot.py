@@ -1,0 +1,52 @@
+import json
+from datetime import date
+
+import polars as pl
+import pytest
+
+from pastcast.schemas import ARTICLES, DROPS, frame
+from pastcast.snapshot import (latest_version, list_snapshots, read_manifest, resolve, verify,
+                               versions, write_snapshot)
+
+WINDOW = (date(2026, 1, 1), date(2026, 3, 31))
+
+
+def tables():
+    drops = frame([{"item_id": "x", "item_kind": "article", "stage": "dedup", "reason": "exact_duplicate",
+                    "detail": ""}], DROPS)
+    return {"articles": frame([], ARTICLES), "drops": drops}
+
+
+def test_versions_are_immutable_and_latest_moves(tmp_path):
+    first = write_snapshot(tables(), tmp_path, "demo", WINDOW)
+    second = write_snapshot(tables(), tmp_path, "demo", WINDOW)
+    assert (first.name, second.name) == ("v1", "v2")
+    assert versions(tmp_path, "demo") == ["v1", "v2"] and latest_version(tmp_path, "demo") == "v2"
+    assert read_manifest(second)["parent_version"] == "v1"
+    assert resolve("demo", tmp_path) == second and resolve("demo/v1", tmp_path) == first
+    assert list_snapshots(tmp_path)["latest"].to_list() == [False, True]
+    assert not any(p.name.startswith(".staging") for p in (tmp_path / "demo").iterdir())
+
+
+def test_manifest_counts_and_hashes_match_and_tampering_is_caught(tmp_path):
+    folder = write_snapshot(tables(), tmp_path, "demo", WINDOW, stage_counts={"dedup": {"rows_in": 2}})
+    manifest = read_manifest(folder)
+    assert manifest["tables"]["drops"]["rows"] == 1 and manifest["tables"]["questions"]["rows"] == 0
+    assert manifest["drops_by_reason"] == {"dedup/exact_duplicate": 1}
+    assert manifest["window"] == {"start": "2026-01-01", "end": "2026-03-31"}
+    assert verify(folder) == []
+    pl.DataFrame(schema=DROPS).write_parquet(folder / "drops.parquet")
+    assert any("drops" in p for p in verify(folder))
+
+
+def test_wrong_schema_is_refused_and_leaves_no_version(tmp_path):
+    bad = {"articles": pl.DataFrame({"article_id": [1]})}
+    with pytest.raises(ValueError, match="missing columns"):
+        write_snapshot(bad, tmp_path, "demo", WINDOW)
+    assert versions(tmp_path, "demo") == []
+    assert list((tmp_path / "demo").iterdir()) == []
+
+
+def test_resolve_explains_what_is_missing(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no snapshot"):
+        resolve("nothing", tmp_path)
