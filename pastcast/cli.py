@@ -66,7 +66,14 @@ def build(corpus_dir: str, work_dir: str, snapshots_dir: str, name: str) -> None
         drops = ", ".join(f"{k}={v}" for k, v in r.drops.items()) or "none"
         console.print(f"[bold]{r.stage}[/]: {r.rows_in} in, {r.rows_out} kept; drops: {drops}")
 
-    folder = pipeline.run_all(corpus_dir, work_dir, snapshots_dir, name, on_stage=report)
+    with _progress() as bar:
+        task = bar.add_task("ingesting WARC files", total=None)
+
+        def file_done(path: Path, i: int, n: int) -> None:
+            bar.update(task, completed=i, total=n, description=f"ingested {path.name}")
+
+        folder = pipeline.run_all(corpus_dir, work_dir, snapshots_dir, name, on_stage=report,
+                                  on_file=file_done)
     out.print(f"snapshot written: {folder}")
 
 
@@ -143,7 +150,7 @@ def eval_run(snapshot_ref: str, agent: str, out_dir: str, root: str) -> None:
         task = bar.add_task(f"replaying {folder} to {agent}", total=None)
 
         def tick(i: int, n: int, day) -> None:
-            bar.update(task, completed=i + 1, total=n, description=f"{agent}: {day}")
+            bar.update(task, completed=i, total=n, description=f"{agent}: {day}")
 
         run_eval(folder, get_agent(agent), out_dir, progress=tick)
     out.print(render_leaderboard(leaderboard([out_dir])))

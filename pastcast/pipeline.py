@@ -205,11 +205,12 @@ def snapshot(work_dir: Path, snapshots_dir: Path, name: str, inputs: list[Path],
 
 
 def run_all(corpus_dir: str | Path, work_dir: str | Path, snapshots_dir: str | Path,
-            name: str, on_stage: Callable[[StageReport], None] | None = None) -> Path:
+            name: str, on_stage: Callable[[StageReport], None] | None = None,
+            on_file: Callable[[Path, int, int], None] | None = None) -> Path:
     """Every stage in order, without Dagster; returns the new snapshot folder."""
     files = CorpusFiles.discover(corpus_dir)
     work = Path(work_dir)
-    steps = [lambda: ingest(files.warc, work), lambda: dedup(work),
+    steps = [lambda: ingest(files.warc, work, on_file=on_file), lambda: dedup(work),
              lambda: import_markets(files.markets, work), lambda: import_posts(files.social, work),
              lambda: generate(work), lambda: validate(work)]
     for step in steps:

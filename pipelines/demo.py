@@ -33,11 +33,23 @@ def main() -> int:
     console = Console()
     started = time.monotonic()
     console.print(f"[bold]1/2[/] materializing the asset graph (Dagster instance: {home})")
+    quiet = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
     with dg.DagsterInstance.get() as instance:
-        result = defs.resolve_job_def("build_snapshot").execute_in_process(instance=instance)
-    if not result.success:
-        console.print("[red]the Dagster run failed; see the log above[/]")
-        return 1
+        result = defs.resolve_job_def("build_snapshot").execute_in_process(
+            instance=instance, run_config=quiet, raise_on_error=False)
+        if not result.success:
+            console.print(f"[red]the Dagster run {result.run_id} failed; its log is in the UI "
+                          "(`make dev`) and above[/]")
+            return 1
+        for event in result.get_asset_materialization_events():
+            meta = event.materialization.metadata
+            rows = meta.get("rows_out") or meta.get("dagster/row_count")
+            dropped = meta.get("dropped")
+            console.print(f"  {event.asset_key.to_user_string():<20} "
+                          f"{rows.value if rows else '':>6} rows"
+                          + (f", {dropped.value} dropped" if dropped else ""))
+        for check in result.get_asset_check_evaluations():
+            console.print(f"  check {check.check_name:<26} {'passed' if check.passed else 'FAILED'}")
     snapshots_dir = os.environ.get("PASTCAST_SNAPSHOTS_DIR", "snapshots")
     name = os.environ.get("PASTCAST_SNAPSHOT_NAME", "sample")
     folder = resolve(name, root=snapshots_dir)

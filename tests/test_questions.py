@@ -4,7 +4,7 @@ import pytest
 
 from pastcast.questions.extractive import GenerateConfig, find_outcome, generate_extractive
 from pastcast.questions.markets import market_questions
-from pastcast.questions.text import contains_phrase, normalise
+from pastcast.text import contains_phrase, normalise
 from pastcast.questions.validate import leaks_in_own_text, validate_questions
 from pastcast.schemas import ARTICLES, MARKETS, frame
 
@@ -107,7 +107,7 @@ def test_market_questions_keep_options_and_drop_cancelled():
     assert dict(zip(drops["item_id"], drops["reason"])) == {"m2": "cancelled_or_ambiguous", "m3": "unresolved"}
 
 
-def test_normalise_keeps_decimals_and_drops_accents():
-    assert normalise("  Émile  Zola's 3.75% rate. ") == "emile zola s 3.75% rate"
+def test_normalise_drops_accents_and_spells_out_percent():
+    assert normalise("  Émile  Zola's 3.75% rate. ") == "emile zolas 3 75 percent rate"
     assert contains_phrase("The bank set 3.75% today", "3.75%")
     assert not contains_phrase("Anaheim", "Ana")

@@ -16,33 +16,14 @@ Everything else is left to the optional LLM judge, which lives elsewhere.
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections.abc import Iterable
+
+from pastcast.text import normalise
 
 MAX_EXTRA_TOKENS = 3
 TYPO_RATIO = 0.9
 TYPO_MIN_LEN = 6  # "longer than 5 characters"
 _DISJUNCTIONS = frozenset({"or", "and", "nor", "either", "neither", "vs", "versus"})
-_LEADING_ARTICLE = re.compile(r"^(?:the|a|an)\s+")
-_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?:\D|$))")  # "1,000" -> "1000"
-_APOSTROPHES = re.compile(r"['\u2018\u2019\u02bc`]")  # "O'Brien" -> "obrien", not "o brien"
-_NON_ALNUM = re.compile(r"[^0-9a-z]+")
-
-
-def normalise(s: str | None) -> str:
-    """Lower-case, strip accents and punctuation, collapse spaces, drop a leading the/a/an."""
-    if not s:
-        return ""
-    s = unicodedata.normalize("NFKD", s)
-    s = "".join(c for c in s if not unicodedata.combining(c)).casefold()
-    s = _THOUSANDS.sub("", s)
-    s = _APOSTROPHES.sub("", s)
-    s = s.replace("&", " and ").replace("%", " percent ")
-    s = _NON_ALNUM.sub(" ", s).strip()
-    return _LEADING_ARTICLE.sub("", s)
-
-
 def edit_distance(a: str, b: str) -> int:
     """Levenshtein distance (insert, delete, substitute each cost 1); O(len(a)*len(b))."""
     if len(a) < len(b):

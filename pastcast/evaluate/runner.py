@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ from pastcast.evaluate.agents import Agent, get_agent
 from pastcast.evaluate.environment import LedgerEntry, ReplayEnvironment
 from pastcast.evaluate.index import ArticleIndex
 from pastcast.evaluate.scoring import brier_skill_score, time_weighted_bss, top1_accuracy
+from pastcast.io import write_json, write_parquet
 
 Progress = Callable[[int, int, date], None]
 
@@ -45,18 +45,6 @@ class RunResult:
 
 def _utcnow() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
-
-
-def _atomic_write(path: Path, write: Callable[[Path], None]) -> None:
-    """Write via a temp file in the same folder, then rename: readers never see half a file."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    os.close(fd)
-    try:
-        write(Path(tmp))
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _ledger_line(entry: LedgerEntry, agent: str) -> str:
@@ -150,7 +138,7 @@ def run_eval(
         pl.col("open_date").is_not_null() & pl.col("resolution_date").is_not_null()
     ).sort("question_id")
     scores = score_questions(questions, list(env.ledger), env.start, env.end)
-    _atomic_write(out_dir / "scores.parquet", scores.write_parquet)
+    write_parquet(scores, out_dir / "scores.parquet")
 
     summary = summarise(scores)
     manifest = env.manifest
@@ -165,5 +153,5 @@ def run_eval(
         "code_version": pastcast.__version__,
         "summary": summary,
     }
-    _atomic_write(out_dir / "run.json", lambda p: p.write_text(json.dumps(run, indent=2, ensure_ascii=False)))
+    write_json(run, out_dir / "run.json")
     return RunResult(out_dir=out_dir, scores=scores, summary=summary, run=run)

@@ -20,7 +20,7 @@ import polars as pl
 
 from pastcast.drops import Drop, drops_frame
 from pastcast.io import stable_id
-from pastcast.questions.text import contains_phrase, normalise, sentences
+from pastcast.text import contains_phrase, normalise, sentences
 from pastcast.schemas import QUESTIONS, frame
 
 STAGE = "generate"

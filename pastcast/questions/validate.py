@@ -12,11 +12,11 @@ from dataclasses import dataclass
 import polars as pl
 
 from pastcast.drops import Drop, drops_frame
-from pastcast.questions.text import contains_phrase, normalise
+from pastcast.evaluate.scoring import PLACEHOLDERS
+from pastcast.text import contains_phrase, normalise
 from pastcast.schemas import QUESTIONS, frame
 
 STAGE = "validate"
-PLACEHOLDERS = {"unknown", "other", "n a", "na", "none", "tbd", "no answer", "none of the above"}
 
 
 @dataclass(frozen=True)

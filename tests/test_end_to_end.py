@@ -1,0 +1,106 @@
+"""The whole product on the bundled sample corpus: Dagster assets -> snapshot -> evaluation."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+
+import dagster as dg
+import polars as pl
+import pytest
+from click.testing import CliRunner
+
+from pastcast.cli import main as cli
+from pastcast.evaluate.agents import get_agent
+from pastcast.evaluate.runner import run_eval
+from pastcast.text import contains_phrase
+from pastcast.snapshot import read_manifest, resolve, verify
+from pipelines.definitions import defs
+from pipelines.resources import PastcastStorage
+from warcs import SAMPLE
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    root = tmp_path_factory.mktemp("e2e")
+    storage = PastcastStorage(corpus_dir=str(SAMPLE), work_dir=str(root / "work"),
+                              snapshots_dir=str(root / "snapshots"), snapshot_name="sample")
+    job = defs.resolve_job_def("build_snapshot")
+    with dg.DagsterInstance.ephemeral() as instance:
+        result = dg.materialize(list(defs.assets), resources={"storage": storage}, instance=instance,
+                                asset_checks=list(defs.asset_checks or []))
+    assert job is not None
+    return root, result
+
+
+def test_every_asset_materializes_and_the_blocking_checks_pass(built):
+    root, result = built
+    assert result.success
+    materialized = {e.asset_key.to_user_string() for e in result.get_asset_materialization_events()}
+    assert materialized == {"articles_raw", "articles", "markets", "posts", "question_candidates",
+                            "questions", "snapshot"}
+    checks = {c.check_name: c.passed for c in result.get_asset_check_evaluations()}
+    assert checks == {"manifest_matches_files": True, "no_answer_in_own_text": True}
+
+
+def test_snapshot_is_complete_and_matches_its_manifest(built):
+    root, _ = built
+    folder = resolve("sample", root / "snapshots")
+    assert verify(folder) == []
+    manifest = read_manifest(folder)
+    rows = {t: info["rows"] for t, info in manifest["tables"].items()}
+    assert rows["articles"] >= 100 and rows["questions"] >= 15
+    assert rows["markets"] >= 8 and rows["market_prices"] > 0 and rows["posts"] > 0
+    reasons = set(manifest["drops_by_reason"])
+    # the sample exercises each of these on purpose
+    for expected in ("read/not_html", "read/http_status", "dedup/exact_duplicate",
+                     "validate/duplicate_question", "social/deleted_body"):
+        assert expected in reasons, expected
+    assert {"ingest", "dedup", "markets", "social", "generate", "validate"} <= set(manifest["stage_counts"])
+
+
+def test_articles_are_dated_within_crawl_bounds_and_questions_are_sound(built):
+    root, _ = built
+    folder = resolve("sample", root / "snapshots")
+    articles = pl.read_parquet(folder / "articles.parquet")
+    assert articles.filter(pl.col("published_at") > pl.col("crawled_at") + timedelta(days=1)).is_empty()
+    assert articles["article_id"].is_unique().all()
+    questions = pl.read_parquet(folder / "questions.parquet")
+    assert questions["question_id"].is_unique().all()
+    assert set(questions["source_kind"]) == {"news", "market"}
+    published = dict(zip(articles["article_id"], articles["published_at"]))
+    for q in questions.iter_rows(named=True):
+        assert q["open_date"] < q["resolution_date"]
+        if q["source_kind"] == "news":
+            assert published[q["source_ids"][0]].date() == q["resolution_date"]
+            if not q["candidate_outcomes"]:
+                for field in ("title", "background", "resolution_criteria"):
+                    assert not contains_phrase(q[field], q["answer"]), (q["question_id"], field)
+
+
+def test_retrieval_baseline_beats_abstaining_on_the_sample(built, tmp_path):
+    root, _ = built
+    folder = resolve("sample", root / "snapshots")
+    results = {name: run_eval(folder, get_agent(name), tmp_path / name).summary
+               for name in ("abstain", "retrieval")}
+    assert results["abstain"]["mean_bss"] == 0
+    assert results["retrieval"]["mean_bss"] > 0.05
+    assert results["retrieval"]["forecast"] >= 5
+
+
+def test_cli_lists_snapshots_and_runs_an_evaluation(built, tmp_path):
+    root, _ = built
+    runner = CliRunner()
+    listed = runner.invoke(cli, ["snapshot", "list", "--root", str(root / "snapshots")])
+    assert listed.exit_code == 0 and "sample" in listed.output and "v1" in listed.output
+    run_dir = tmp_path / "run"
+    ran = runner.invoke(cli, ["eval", "run", "--snapshot", "sample", "--root", str(root / "snapshots"),
+                              "--agent", "abstain", "--out", str(run_dir)])
+    assert ran.exit_code == 0, ran.output
+    assert "abstain" in ran.output
+    scores = pl.read_parquet(run_dir / "scores.parquet")
+    assert {"question_id", "bss", "accuracy", "time_weighted_bss"} <= set(scores.columns)
+    assert json.loads((run_dir / "run.json").read_text())["agent"] == "abstain"
+    missing = runner.invoke(cli, ["eval", "run", "--snapshot", "nope", "--root", str(root / "snapshots"),
+                                  "--agent", "abstain", "--out", str(tmp_path / "x")])
+    assert missing.exit_code != 0 and "no snapshot" in str(missing.exception or missing.output)
