@@ -25,11 +25,9 @@ def built(tmp_path_factory):
     root = tmp_path_factory.mktemp("e2e")
     storage = PastcastStorage(corpus_dir=str(SAMPLE), work_dir=str(root / "work"),
                               snapshots_dir=str(root / "snapshots"), snapshot_name="sample")
-    job = defs.resolve_job_def("build_snapshot")
     with dg.DagsterInstance.ephemeral() as instance:
-        result = dg.materialize(list(defs.assets), resources={"storage": storage}, instance=instance,
-                                asset_checks=list(defs.asset_checks or []))
-    assert job is not None
+        result = dg.materialize([*defs.assets, *defs.asset_checks], resources={"storage": storage},
+                                instance=instance)
     return root, result
 
 

@@ -24,7 +24,21 @@ from pastcast.schemas import ARTICLES, MARKETS, frame
     ("Mara Lind was appointed governor of the Central Bank of Veloria on Friday.",
      "Who will be appointed governor of the Central Bank of Veloria?", "Mara Lind"),
     ("The Central Bank of Veloria raised its benchmark rate to 4.25 per cent on Thursday.",
-     "At what level will the Central Bank of Veloria set its benchmark rate?", "4.25%"),
+     "At what level will the Central Bank of Veloria set its benchmark rate in {month}?", "4.25%"),
+    ("Nell Oduya has won the Halvard Prize for Literature, beating two established writers.",
+     "Who will win the Halvard Prize for Literature?", "Nell Oduya"),
+    ("Quiet Engines won the best film award at the Veloria Film Awards on Sunday.",
+     "Which film will win the best film award at the Veloria Film Awards?", "Quiet Engines"),
+    ("Orvane Foxes defeated Saltmere Seahawks 24-17 in the Harbour Shield final on Sunday.",
+     "Which team will win the Harbour Shield final?", "Orvane Foxes"),
+    ("Brightwater Energy selected Hollin Cross as the site of its 1.8 billion mark battery factory.",
+     "Where will Brightwater Energy put its 1.8 billion mark battery factory?", "Hollin Cross"),
+    ("The Low Pay Commission set its recommended minimum wage at 14.20 marks an hour on Tuesday.",
+     "At what level will the Low Pay Commission set its recommended minimum wage in {month}?",
+     "14.20 marks an hour"),
+    ("Annual consumer price inflation fell to 2.9% in January, the National Statistics Office said.",
+     "What will annual consumer price inflation for January be, as reported by the National "
+     "Statistics Office?", "2.9%"),
 ])
 def test_outcome_reports_become_questions(sentence, title, answer):
     outcome = find_outcome(sentence)
@@ -36,6 +50,8 @@ def test_outcome_reports_become_questions(sentence, title, answer):
     "The weather was fine on Sunday, and the market square was busy.",
     "Ana Ruiz won praise for her speech on Sunday.",  # no event: not an outcome report
     "Voters will choose between Ana Ruiz and Tomas Berg in March.",
+    # two semi-final winners reach a final: no single answer to ask for
+    "Kestrel Bay Rovers defeated Brennick Athletic 3-1 on Sunday to reach the Veloria Cup final.",
 ])
 def test_text_without_an_outcome_report_yields_nothing(sentence):
     assert find_outcome(sentence) is None

@@ -127,7 +127,23 @@ def _htmldate(tree, url: str, ceiling: datetime) -> list[str]:
                           max_date=ceiling.date().isoformat(), outputformat="%Y-%m-%d")
     except (ValueError, TypeError):
         return []
+    if found and found.endswith("-01") and not _day_attested(tree, url, date.fromisoformat(found)):
+        # htmldate pads a bare year or month ("(c) 2026" in a footer) to the 1st: no day known.
+        return []
     return [found] if found else []
+
+
+def _day_attested(tree, url: str, day: date) -> bool:
+    """Whether the page spells out this exact day, not just its month or year."""
+    month = day.strftime("%B")
+    forms = [day.isoformat(), day.strftime("%Y/%m/%d"), day.strftime("%d.%m.%Y"),
+             day.strftime("%d/%m/%Y"), day.strftime("%m/%d/%Y"), day.strftime("%Y%m%d"),
+             f"1 {month} {day.year}", f"1st {month} {day.year}", f"{month} 1, {day.year}",
+             f"{month} 1st, {day.year}", f"1 {month[:3]} {day.year}", f"{month[:3]} 1, {day.year}"]
+    text = " ".join(tree.xpath("//text()")) + " " + url + " " + " ".join(
+        v for el in tree.xpath("//*[@content or @datetime]") for v in (el.get("content"), el.get("datetime")) if v)
+    text = " ".join(text.split())
+    return any(form in text for form in forms)
 
 
 def date_page(tree, url: str, crawled_at: datetime, http_headers: dict[str, str] | None = None,

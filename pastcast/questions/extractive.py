@@ -30,13 +30,20 @@ _CAP = r"[A-Z][\w'’\-]*\.?"
 NAME = rf"{_CAP}(?:\s+(?:(?:of|de|da|del|van|von|der|and|&)\s+)?{_CAP}){{0,5}}"
 LEAD_IN = r"(?:^|^[^,]{0,60},\s+)"  # "On Sunday, " before the subject
 STOP = r"(?=\s+(?:on|after|with|by|against|at|in|for|following|thanks|when|as|from)\s|[,.;:(]|$)"
-PHRASE = r"[\w'’&\- ]{3,80}?"
-FIGURE = r"\d+(?:\.\d+)?\s?(?:%|per ?cent|percent)"
+PHRASE = r"(?:[\w'’&\- ]|\.(?=\d)){3,80}?"  # decimals ("1.8 billion") but no sentence stop
+# A percentage, or an amount in a currency or unit word ("2.90 marks", "14.20 marks an hour").
+FIGURE = (r"\d[\d,]*(?:\.\d+)?\s?(?:%|per ?cent\b|percent\b|[a-z]{2,12}"
+          r"(?: (?:an?|per) (?:hour|day|week|month|year|litre|kilo|barrel|tonne|share))?)")
+MONTH = (r"(?:January|February|March|April|May|June|July|August|September|October|November|"
+         r"December)(?: \d{4})?")
+# "... the Halvard Prize for Literature", "... award at the Veloria Film Awards"
+EVENT = rf"(?P<event>{PHRASE})(?: for (?P<for>{NAME}))?(?: at (?:the )?(?P<at>{NAME}))?"
 
 EVENT_WORDS = re.compile(
     r"\b(election|elections|final|cup|prize|award|awards|championship|race|vote|title|contest|"
     r"tournament|league|primary|ballot|referendum|trophy|medal|marathon|leadership|derby|open|"
-    r"grand prix|playoff|play-off|competition|bid|poll)\b", re.I)
+    r"grand prix|playoff|play-off|competition|bid|poll|classic|shield|games|series|crown|"
+    r"plate|bowl|rally|regatta|challenge|by-election)\b", re.I)
 HOST_WORDS = re.compile(r"\b(games|festival|summit|championship|expo|congress|conference|"
                         r"cup|final|fair|olympiad|biennale|tournament|forum)\b", re.I)
 ORG_WORDS = re.compile(r"\b(FC|United|City|Club|Athletic|Rovers|Party|Bank|Group|Inc|Ltd|"
@@ -66,6 +73,15 @@ def _clean(phrase: str) -> str:
     return re.sub(r"^(?:the|its|their|a|an)\s+", "", phrase.strip(), flags=re.I).strip()
 
 
+def _event(m: re.Match) -> str:
+    event = _clean(m["event"])
+    if m["for"]:
+        event += f" for {m['for']}"
+    if m["at"]:
+        event += f" at the {m['at']}"
+    return event
+
+
 def _person_or_org(name: str, event: str) -> str:
     if ORG_WORDS.search(name) or re.search(r"\b(cup|final|league|derby|match)\b", event, re.I):
         return "organisation"
@@ -73,18 +89,20 @@ def _person_or_org(name: str, event: str) -> str:
 
 
 def _won(m: re.Match) -> Outcome | None:
-    event = _clean(m["event"])
+    event = _event(m)
     if not EVENT_WORDS.search(event):
         return None
     kind = _person_or_org(m["answer"], event)
     who = "Which team" if kind == "organisation" and re.search(
         r"cup|final|league|derby|match|championship", event, re.I) else "Who"
+    if work := re.search(r"\b(film|novel|book|album|song|play|picture|documentary)\b", event, re.I):
+        who, kind = f"Which {work[1].lower()}", "title"
     return Outcome("won", m["answer"], kind, f"{who} will win the {event}?", event,
                    f"Resolves to the winner of the {event}, as reported by news outlets.")
 
 
 def _beat(m: re.Match) -> Outcome | None:
-    event = _clean(m["event"])
+    event = _event(m)
     if not EVENT_WORDS.search(event):
         return None
     return Outcome("beat", m["answer"], "organisation", f"Which team will win the {event}?",
@@ -100,7 +118,7 @@ def _elected(m: re.Match) -> Outcome | None:
 
 
 def _host(m: re.Match) -> Outcome | None:
-    event = _clean(m["event"])
+    event = _event(m)
     if not HOST_WORDS.search(event):
         return None
     org = _org(m)
@@ -113,9 +131,15 @@ def _org(m: re.Match) -> str:
     return f"the {m['org'].strip()}" if m["the"] else m["org"].strip()
 
 
+def _site(m: re.Match) -> Outcome | None:
+    org, what = _org(m), _clean(m["what"])
+    return Outcome("site", m["answer"], "place", f"Where will {org} put its {what}?", what,
+                   f"Resolves to the place {org} selects for its {what}.")
+
+
 def _appointed(m: re.Match) -> Outcome | None:
     role, org = _clean(m["role"]), _org(m)
-    if len(role.split()) > 6 or HOST_WORDS.search(role):
+    if len(role.split()) > 6 or HOST_WORDS.search(role) or re.search(r"\d", role):
         return None
     return Outcome("appointed", m["answer"], "person", f"Who will {org} appoint as its {role}?",
                    f"{org} {role}", f"Resolves to the person {org} appoints as its {role}.")
@@ -131,23 +155,38 @@ def _appointed_passive(m: re.Match) -> Outcome | None:
 
 def _figure(m: re.Match) -> Outcome | None:
     org, indicator = _org(m), _clean(m["indicator"])
-    return Outcome("figure", re.sub(r"\s?(per ?cent|percent)", "%", m["answer"]), "number",
-                   f"At what level will {org} set its {indicator}?", f"{org} {indicator}",
+    return Outcome("figure", _figure_answer(m["answer"]), "number",
+                   f"At what level will {org} set its {indicator} in {{month}}?", f"{org} {indicator}",
                    f"Resolves to the level of the {indicator} announced by {org}, "
-                   "in percent, as announced.")
+                   "as announced.")
+
+
+def _figure_answer(text: str) -> str:
+    return re.sub(r"\s?(per ?cent|percent)\b", "%", text.strip())
+
+
+def _indicator(m: re.Match) -> Outcome | None:
+    org, indicator, period = _org(m), m["indicator"].strip(), m["period"]
+    indicator = indicator[0].lower() + indicator[1:]
+    return Outcome("indicator", _figure_answer(m["answer"]), "number",
+                   f"What will {indicator} for {period} be, as reported by {org}?", f"{indicator} {period}",
+                   f"Resolves to {indicator} for {period} as first published by {org}.")
 
 
 RULES: list[tuple[re.Pattern, Callable[[re.Match], Outcome | None]]] = [
     (re.compile(rf"{LEAD_IN}(?P<answer>{NAME}) (?:beat|defeated|edged|overcame|thrashed|edged past)"
-                rf" (?P<loser>{NAME})(?: \d+-\d+)?(?: on penalties)?,? to (?:win|claim|lift|take)"
-                rf" (?:the )?(?P<event>{PHRASE}){STOP}"), _beat),
+                rf" (?P<loser>{NAME})(?: \d+-\d+)?(?: on penalties)?,? (?:to (?:win|claim|lift|take)|in)"
+                rf" (?:the )?{EVENT}{STOP}"), _beat),
     (re.compile(rf"{LEAD_IN}(?P<answer>{NAME}) (?:has |have )?(?:won|clinched|secured|claimed|took)"
-                rf" (?:the )?(?P<event>{PHRASE}){STOP}"), _won),
+                rf" (?:the )?{EVENT}{STOP}"), _won),
     (re.compile(rf"{LEAD_IN}(?P<answer>{NAME}) (?:was|has been|were) (?:re-)?elected (?:as )?"
                 rf"(?:the )?(?:new )?(?P<role>{PHRASE}){STOP}"), _elected),
     (re.compile(rf"{LEAD_IN}(?P<the>The )?(?P<org>{NAME}) (?:has )?(?:chose|chosen|selected|picked|named)"
                 rf" (?P<answer>{NAME}) (?:to host|as (?:the )?host(?: city)? (?:of|for)) (?:the )?"
-                rf"(?P<event>{PHRASE}){STOP}"), _host),
+                rf"{EVENT}{STOP}"), _host),
+    (re.compile(rf"{LEAD_IN}(?P<the>The )?(?P<org>{NAME}) (?:has )?(?:chose|chosen|selected|picked)"
+                rf" (?P<answer>{NAME}) as the (?:site|location|home|venue) (?:of|for) (?:its |the )?"
+                rf"(?P<what>{PHRASE}){STOP}"), _site),
     (re.compile(rf"{LEAD_IN}(?P<the>The )?(?P<org>{NAME}) (?:has )?(?:appointed|named|picked|hired|chose|selected)"
                 rf" (?P<answer>{NAME}) as (?:its |their |the )?(?:new )?(?P<role>{PHRASE}){STOP}"),
      _appointed),
@@ -157,6 +196,10 @@ RULES: list[tuple[re.Pattern, Callable[[re.Match], Outcome | None]]] = [
     (re.compile(rf"{LEAD_IN}(?P<the>The )(?P<org>{NAME}) (?:has )?(?:set|raised|cut|lowered|increased|held|kept|"
                 rf"reduced|lifted) (?:its|the) (?P<indicator>[a-z][\w -]{{2,50}}?) (?:unchanged )?"
                 rf"(?:at|to) (?P<answer>{FIGURE})"), _figure),
+    (re.compile(rf"^(?P<indicator>[A-Z][a-z][\w -]{{2,60}}?) (?:fell|rose|climbed|eased|dropped|slowed|"
+                rf"accelerated|jumped|increased|decreased|was|stood|came in|held) (?:to |at )?"
+                rf"(?P<answer>{FIGURE}) in (?P<period>{MONTH}), (?P<the>the )?(?P<org>{NAME}) said"),
+     _indicator),
 ]
 
 
@@ -203,10 +246,11 @@ def generate_extractive(articles: pl.DataFrame, config: GenerateConfig = Generat
                               f"{outcome.title} opens {open_date}, resolves {resolution}"))
             continue
         background = _background(articles, outcome, open_date)
+        # Recurring decisions (a rate set every six weeks) name their month to stay distinct.
+        title = outcome.title.replace("{month}", resolution.strftime("%B %Y"))
         rows.append({
-            "question_id": stable_id(normalise(outcome.title), normalise(outcome.answer),
-                                   art["article_id"]),
-            "title": outcome.title,
+            "question_id": stable_id(normalise(title), normalise(outcome.answer), art["article_id"]),
+            "title": title,
             "background": background,
             "resolution_criteria": f"{outcome.criteria} The question resolves on "
                                    f"{resolution.isoformat()}.",

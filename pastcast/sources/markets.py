@@ -43,24 +43,24 @@ def read_manifold(path: str | Path) -> tuple[pl.DataFrame, pl.DataFrame, pl.Data
             drops.append(Drop(str(raw.get("id", f"{path.name}[{i}]")) if isinstance(raw, dict)
                               else f"{path.name}[{i}]", "market", STAGE, "malformed_market",
                               f"{path}: market #{i}: {exc!r}"))
-    labels = {m["market_id"]: m for m in markets}
-    answer_text = {(a_market, a["id"]): a["text"]
-                   for a_market, raw in ((r.get("id"), r) for r in raw_markets if isinstance(r, dict))
-                   for a in raw.get("answers") or []}
+    # Bets name their market by Manifold's raw id and their answer by answer id.
+    by_raw_id = {m["market_id"].removeprefix("manifold:"): m["market_id"] for m in markets}
+    answer_text = {(raw.get("id"), a.get("id")): a.get("text")
+                   for raw in raw_markets if isinstance(raw, dict) for a in raw.get("answers") or []}
     prices = []
     for i, bet in enumerate(raw_bets):
-        market = labels.get(bet.get("contractId"))
-        if market is None:
+        market_id = by_raw_id.get(bet.get("contractId"))
+        if market_id is None:
             drops.append(Drop(str(bet.get("id", i)), "market_price", STAGE, "unknown_market",
                               f"{path}: bet #{i} refers to {bet.get('contractId')!r}"))
             continue
-        outcome = (answer_text.get((market["market_id"], bet.get("answerId")))
-                   if bet.get("answerId") else "Yes")
-        if outcome is None or bet.get("probAfter") is None:
+        outcome = (answer_text.get((bet["contractId"], bet["answerId"])) if bet.get("answerId")
+                   else "Yes")
+        if outcome is None or bet.get("probAfter") is None or bet.get("createdTime") is None:
             drops.append(Drop(str(bet.get("id", i)), "market_price", STAGE, "malformed_bet",
-                              f"{path}: bet #{i} has no answer or probability"))
+                              f"{path}: bet #{i} has no known answer, probability or time"))
             continue
-        prices.append({"market_id": market["market_id"], "ts": from_ms(bet["createdTime"]),
+        prices.append({"market_id": market_id, "ts": from_ms(bet["createdTime"]),
                        "outcome": outcome, "price": float(bet["probAfter"])})
     prices_df = frame(prices, MARKET_PRICES).sort("market_id", "ts", "outcome")
     return frame(markets, MARKETS), prices_df, drops_frame(drops)
