@@ -153,7 +153,7 @@ def eval_run(snapshot_ref: str, agent: str, out_dir: str, root: str) -> None:
             bar.update(task, completed=i, total=n, description=f"{agent}: {day}")
 
         run_eval(folder, get_agent(agent), out_dir, progress=tick)
-    out.print(render_leaderboard(leaderboard([out_dir])))
+    click.echo(render_leaderboard(leaderboard([out_dir])))
 
 
 @eval_group.command("leaderboard")
@@ -162,7 +162,7 @@ def eval_leaderboard(run_dirs: tuple[str, ...]) -> None:
     """A leaderboard table across RUN_DIRS."""
     from pastcast.evaluate.leaderboard import leaderboard, render_leaderboard
 
-    out.print(render_leaderboard(leaderboard(list(run_dirs))))
+    click.echo(render_leaderboard(leaderboard(list(run_dirs))))
 
 
 if __name__ == "__main__":

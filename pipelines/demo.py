@@ -19,7 +19,9 @@ BASELINES = ("abstain", "retrieval")
 def main() -> int:
     home = Path(os.environ.setdefault("DAGSTER_HOME", str(Path(".dagster").resolve())))
     home.mkdir(parents=True, exist_ok=True)
-    (home / "dagster.yaml").touch()
+    config = home / "dagster.yaml"
+    if not config.exists():  # a project-local instance: SQLite storage, no telemetry
+        config.write_text("telemetry:\n  enabled: false\n")
 
     import dagster as dg
     from rich.console import Console
@@ -43,11 +45,9 @@ def main() -> int:
             return 1
         for event in result.get_asset_materialization_events():
             meta = event.materialization.metadata
-            rows = meta.get("rows_out") or meta.get("dagster/row_count")
-            dropped = meta.get("dropped")
-            console.print(f"  {event.asset_key.to_user_string():<20} "
-                          f"{rows.value if rows else '':>6} rows"
-                          + (f", {dropped.value} dropped" if dropped else ""))
+            rows, dropped = meta.get("rows_out"), meta.get("dropped")
+            detail = f"{rows.value:>6} rows, {dropped.value} dropped" if rows else meta["version"].value
+            console.print(f"  {event.asset_key.to_user_string():<20} {detail}")
         for check in result.get_asset_check_evaluations():
             console.print(f"  check {check.check_name:<26} {'passed' if check.passed else 'FAILED'}")
     snapshots_dir = os.environ.get("PASTCAST_SNAPSHOTS_DIR", "snapshots")
@@ -67,7 +67,7 @@ def main() -> int:
         run_dir = Path("runs") / f"{name}-{manifest['version']}-{stamp}" / agent
         run_eval(folder, get_agent(agent), run_dir)
         run_dirs.append(run_dir)
-    console.print(render_leaderboard(leaderboard(run_dirs)))
+    print(render_leaderboard(leaderboard(run_dirs)), end="")
     console.print(f"done in {time.monotonic() - started:.0f} s; runs under {run_dirs[0].parent}")
     return 0
 

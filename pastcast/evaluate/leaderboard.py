@@ -47,12 +47,16 @@ def leaderboard(run_dirs: Iterable[str | os.PathLike]) -> pl.DataFrame:
     return df.select(list(COLUMNS)).sort(["mean_bss", "agent"], descending=[True, False])
 
 
-def render_leaderboard(df: pl.DataFrame, width: int = 120) -> str:
+def render_leaderboard(df: pl.DataFrame, width: int = 100) -> str:
     """The leaderboard as a text table (rich), ready to print."""
-    table = Table(title="pastcast leaderboard")
+    table = Table(title="pastcast leaderboard", caption="mean BSS and accuracy over all questions; "
+                  "a question without a forecast counts as an abstention (0)")
     table.add_column("#", justify="right")
-    for col in ("agent", "snapshot", "questions", "forecast", "mean_bss", "accuracy", "time_weighted_bss"):
-        table.add_column(col, justify="left" if col in ("agent", "snapshot") else "right")
+    headers = {"agent": "agent", "snapshot": "snapshot", "questions": "questions",
+               "forecast": "forecast", "mean_bss": "mean BSS", "accuracy": "top-1 acc",
+               "time_weighted_bss": "time-wtd BSS"}
+    for col, header in headers.items():
+        table.add_column(header, justify="left" if col in ("agent", "snapshot") else "right")
     for i, r in enumerate(df.iter_rows(named=True), 1):
         table.add_row(
             str(i), r["agent"], r["snapshot"], str(r["questions"]), str(r["forecast"]),
