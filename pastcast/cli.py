@@ -15,6 +15,8 @@ from rich.table import Table
 
 console = Console(stderr=True)
 out = Console()
+if not out.is_terminal:  # piped or captured: do not squeeze tables to 80 columns
+    out = Console(width=200)
 
 
 def _progress() -> Progress:

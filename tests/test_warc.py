@@ -66,3 +66,29 @@ def test_every_shared_warc_file_reads_without_an_unhandled_exception():
         for item in iter_html_pages(path):
             pages += isinstance(item, HtmlPage)
     assert pages >= 256  # the fundus-derived WARC alone holds 256 news pages
+
+
+def test_any_cut_point_keeps_a_prefix_and_reports_the_damage(tmp_path):
+    """Cut a WARC anywhere: the records before the cut are kept, and a record that lost
+    content is reported (a cut inside a gzip trailer loses no content and may pass)."""
+    from warcio.archiveiterator import ArchiveIterator
+
+    full = write_warc(tmp_path / "full.warc.gz", _records(8))
+    data = full.read_bytes()
+    with open(full, "rb") as fh:
+        records = ArchiveIterator(fh)
+        starts = [records.offset for _ in records]
+    urls = [p.url for p in iter_html_pages(full)]
+    for cut in range(100, len(data), 97):
+        path = tmp_path / f"cut-{cut}.warc.gz"
+        path.write_bytes(data[:cut])
+        items = list(iter_html_pages(path))
+        pages = [i.url for i in items if isinstance(i, HtmlPage)]
+        assert pages == urls[: len(pages)], cut
+        damaged = any(getattr(i, "reason", "") == "corrupt_record" for i in items)
+        started = sum(s < cut for s in starts)  # records the cut file begins
+        if cut in starts:
+            assert not damaged and len(pages) == started, cut
+        else:
+            assert damaged or len(pages) == started, cut
+            assert len(pages) >= started - 1, cut

@@ -7,14 +7,13 @@ naming the file and byte offset, and the records read before the damage are kept
 
 from __future__ import annotations
 
-import zlib
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
 from warcio.archiveiterator import ArchiveIterator
-from warcio.exceptions import ArchiveLoadFailed
 
 from pastcast.drops import Drop
 
@@ -65,14 +64,21 @@ def iter_html_pages(path: str | Path) -> Iterator[HtmlPage | Drop]:
     with stream:
         records = ArchiveIterator(stream, arc2warc=True)
         while True:
-            offset = records.offset if hasattr(records, "offset") else -1
+            offset = records.offset  # start of the last record read; the damage lies past it
             try:
                 record = next(records)
             except StopIteration:
+                tail = _unread_tail(stream, records)
+                if tail:
+                    yield _drop(name, f"offset:{tail[0]}", "corrupt_record",
+                                f"{path}: {tail[1]} bytes after the last complete record (byte "
+                                f"{tail[0]}) are not a readable record: the file is truncated; "
+                                "the records before it are kept")
                 return
-            except (ArchiveLoadFailed, EOFError, OSError, zlib.error, ValueError) as exc:
+            except Exception as exc:  # noqa: BLE001 - warcio raises anything on damaged bytes
                 yield _drop(name, f"offset:{offset}", "corrupt_record",
-                            f"{path}: cannot read a record at byte {offset}: {exc}; "
+                            f"{path}: cannot read a record past byte {offset}: "
+                            f"{type(exc).__name__}: {exc}; "
                             "the records before it are kept")
                 return
             item = record.rec_headers.get_header("WARC-Record-ID") or f"offset:{records.offset}"
@@ -86,9 +92,10 @@ def iter_html_pages(path: str | Path) -> Iterator[HtmlPage | Drop]:
                 page_or_drop = _page_from_record(record, name, item, records.offset)
                 while record.raw_stream.read(1 << 16):  # drain, so a short record shows below
                     pass
-            except (EOFError, OSError, zlib.error, ValueError) as exc:
+            except Exception as exc:  # noqa: BLE001 - as above: report it, keep what was read
                 yield _drop(name, item, "corrupt_record",
-                            f"{path}: record at byte {records.offset} is damaged: {exc}")
+                            f"{path}: record at byte {records.offset} is damaged: "
+                            f"{type(exc).__name__}: {exc}")
                 return
             missing = getattr(record.raw_stream, "limit", 0)
             if missing:
@@ -99,6 +106,18 @@ def iter_html_pages(path: str | Path) -> Iterator[HtmlPage | Drop]:
                 return
             if page_or_drop is not None:
                 yield page_or_drop
+
+
+def _unread_tail(stream, records) -> tuple[int, int] | None:
+    """(offset, size) of bytes past the last record that warcio silently skipped, if any.
+
+    A file cut inside a gzip member ends without an error: warcio just stops. What lies past
+    the end of the last record it returned is then a partial record.
+    """
+    end = sum(records.member_info) if records.member_info else 0  # none read: all of it
+    stream.seek(end)
+    rest = stream.read(1 << 16)
+    return (end, os.fstat(stream.fileno()).st_size - end) if rest.strip(b"\r\n\x00 ") else None
 
 
 def _not_a_record(record) -> str | None:
