@@ -92,3 +92,33 @@ def test_any_cut_point_keeps_a_prefix_and_reports_the_damage(tmp_path):
         else:
             assert damaged or len(pages) == started, cut
             assert len(pages) >= started - 1, cut
+
+
+def _signature(items):
+    return [(type(i).__name__, getattr(i, "reason", None), getattr(i, "url", None),
+             getattr(i, "body", None), getattr(i, "crawled_at", None)) for i in items]
+
+
+@needs_shared
+def test_fastwarc_and_warcio_readers_agree_on_every_real_file():
+    """FastWARC is the fast path; warcio is the reference. Same records, same bodies
+    (chunked bodies decoded, <...> stripped from target URIs), same drops."""
+    files = [p for p in sorted((SHARED / "warc").rglob("*")) if p.is_file()
+             and p.name not in ("LICENSE",) and not p.name.endswith((".jsonl", ".lz4"))]
+    assert len(files) >= 15
+    for path in files:
+        assert _signature(iter_html_pages(path, "auto")) == _signature(iter_html_pages(path, "warcio")), path
+    chunked = [i for i in iter_html_pages(SHARED / "warc/warcio/example-iana.org-chunked.warc")
+               if isinstance(i, HtmlPage)]
+    assert chunked[0].body.rstrip().endswith(b"</html>")
+    bad_uri = [i for i in iter_html_pages(SHARED / "warc/warcio/example-wget-bad-target-uri.warc.gz")
+               if isinstance(i, HtmlPage)]
+    assert not bad_uri[0].url.startswith("<")
+
+
+@needs_shared
+def test_lz4_warc_is_read_by_fastwarc():
+    pages = [i for i in iter_html_pages(SHARED / "warc/resiliparse/warcfile.warc.lz4")
+             if isinstance(i, HtmlPage)]
+    gz = [i for i in iter_html_pages(SHARED / "warc/resiliparse/warcfile.warc.gz") if isinstance(i, HtmlPage)]
+    assert len(pages) == len(gz) == 16 and [p.url for p in pages] == [p.url for p in gz]

@@ -8,6 +8,7 @@ naming the file and byte offset, and the records read before the damage are kept
 from __future__ import annotations
 
 import os
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -52,9 +53,162 @@ def _drop(warc_file: str, item: str, reason: str, detail: str) -> Drop:
     return Drop(f"{warc_file}#{item}", "warc_record", STAGE, reason, detail)
 
 
-def iter_html_pages(path: str | Path) -> Iterator[HtmlPage | Drop]:
-    """Yield an ``HtmlPage`` per HTTP 200 HTML response and a ``Drop`` for everything else."""
+def iter_html_pages(path: str | Path, reader: str = "auto") -> Iterator[HtmlPage | Drop]:
+    """Yield an ``HtmlPage`` per HTTP 200 HTML response and a ``Drop`` for every other record.
+
+    ``reader``: "fastwarc" (fast; WARC only), "warcio" (handles ARC and reports damage at
+    the exact byte), or "auto": FastWARC, handing over to warcio at the first sign of
+    trouble (an ARC file, a parse error, a short record). Both yield exactly one item per
+    record, so warcio skips what FastWARC already yielded and carries on from there.
+    """
     path = Path(path)
+    if reader == "warcio" or ".arc" in path.suffixes:
+        yield from _iter_warcio(path)
+        return
+    done = 0
+    try:
+        for item in _iter_fastwarc(path):
+            done += 1
+            yield item
+        return
+    except _HandOver:
+        if reader == "fastwarc":
+            raise
+    for i, item in enumerate(_iter_warcio(path)):
+        if i >= done:
+            yield item
+
+
+class _HandOver(Exception):
+    """FastWARC met something it cannot read reliably; warcio takes over."""
+
+
+def _iter_fastwarc(path: Path) -> Iterator[HtmlPage | Drop]:
+    from fastwarc.warc import ArchiveIterator as FastIterator
+
+    name = path.name
+    try:
+        stream = open(path, "rb")
+    except OSError as exc:
+        yield _drop(name, "file", "unreadable_file", f"{path}: {exc}")
+        return
+    with stream:
+        records = iter(FastIterator(stream, parse_http=True))
+        last_pos, seen = 0, 0
+        while True:
+            try:
+                record = next(records)
+            except StopIteration:
+                if not _tail_complete(path, last_pos, seen):
+                    raise _HandOver("the file ends inside a record") from None
+                return
+            except Exception as exc:  # noqa: BLE001 - an ARC file, garbage, a cut file
+                raise _HandOver(str(exc)) from exc
+            last_pos, seen = record.stream_pos, seen + 1
+            yield _page_from_fast_record(record, name)
+
+
+def _tail_complete(path: Path, last_pos: int, seen: int) -> bool:
+    """FastWARC stops quietly where a file is cut: check the last gzip member is whole.
+
+    Only the bytes from the last record's start are read (one record), so this is cheap.
+    """
+    with open(path, "rb") as fh:
+        fh.seek(last_pos)
+        data = fh.read()
+    if not data.strip(b"\r\n\x00 "):
+        return True
+    if data[:2] != b"\x1f\x8b":
+        return seen > 0  # plain or lz4: FastWARC reports short records itself
+    while data:
+        member = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        try:
+            member.decompress(data)
+        except zlib.error:
+            return False
+        if not member.eof:
+            return False
+        data = member.unused_data
+    return True
+
+
+def _page_from_fast_record(record, warc_file: str) -> HtmlPage | Drop:
+    item = record.record_id or f"offset:{record.stream_pos}"
+    rec_type = str(record.record_type)
+    declared = record.headers.get("Content-Length")
+    if declared is None or not declared.strip().isdigit():
+        # Mandatory in WARC: without it the header block itself was cut or mangled.
+        raise _HandOver(f"record at byte {record.stream_pos} has no Content-Length")
+    if rec_type in ("response", "request") and record.http_headers is None:
+        if declared.strip() != "0":
+            raise _HandOver(f"unparseable HTTP block at byte {record.stream_pos}")
+        return _drop(warc_file, item, "not_http", "response without HTTP headers")
+    body = record.reader.read()  # every record, read whole: a short one means a cut file
+    if len(body) < record.content_length:
+        raise _HandOver(f"short record at byte {record.stream_pos}")
+    if rec_type != "response":
+        return _drop(warc_file, item, "not_response", rec_type)
+    status = str(record.http_headers.status_code)
+    if status != "200":
+        return _drop(warc_file, item, "http_status", status)
+    headers = {k.lower(): v for k, v in record.http_headers.items()}
+    content_type = headers.get("content-type", "").lower()
+    if content_type and not content_type.startswith(HTML_TYPES):
+        return _drop(warc_file, item, "not_html", content_type.split(";")[0])
+    body = _decode_http_body(body, headers)
+    if not body.strip():
+        return _drop(warc_file, item, "empty_body", "")
+    date = record.headers.get("WARC-Date")
+    if not date:
+        return _drop(warc_file, item, "no_warc_date", "")
+    try:
+        crawled_at = parse_warc_date(date)
+    except ValueError:
+        return _drop(warc_file, item, "bad_warc_date", date[:80])
+    return HtmlPage(warc_file, item, clean_target_uri(record.headers.get("WARC-Target-URI")),
+                    crawled_at, headers, body, record.stream_pos)
+
+
+def _decode_http_body(body: bytes, headers: dict[str, str]) -> bytes:
+    """Undo chunked transfer and gzip/deflate/br content encoding, as warcio does.
+
+    FastWARC hands over the raw HTTP body. A body that does not decode as declared is kept
+    as it is (servers lie about encodings; crawlers often store decoded bodies).
+    """
+    if "chunked" in headers.get("transfer-encoding", "").lower():
+        body = _dechunk(body)
+    encoding = headers.get("content-encoding", "").lower().strip()
+    try:
+        if encoding in ("gzip", "x-gzip"):
+            body = zlib.decompress(body, 16 + zlib.MAX_WBITS)
+        elif encoding == "deflate":
+            body = zlib.decompress(body)
+        elif encoding == "br":
+            import brotli
+
+            body = brotli.decompress(body)
+    except Exception:  # noqa: BLE001 - any decoder error: keep the stored bytes
+        pass
+    return body
+
+
+def _dechunk(body: bytes) -> bytes:
+    out, pos = bytearray(), 0
+    while True:
+        end = body.find(b"\r\n", pos)
+        if end < 0:
+            return body  # not chunked after all
+        try:
+            size = int(body[pos:end].split(b";")[0].strip() or b"x", 16)
+        except ValueError:
+            return body
+        if size == 0:
+            return bytes(out)
+        out += body[end + 2:end + 2 + size]
+        pos = end + 2 + size + 2
+
+
+def _iter_warcio(path: Path) -> Iterator[HtmlPage | Drop]:
     name = path.name
     try:
         stream = open(path, "rb")
