@@ -11,9 +11,13 @@ from pipelines.resources import PastcastStorage
           description="Every HTTP 200 HTML response of the corpus WARC files, extracted and dated.")
 def articles_raw(context: dg.AssetExecutionContext, storage: PastcastStorage) -> dg.MaterializeResult:
     files = storage.corpus().warc
-    report = pipeline.ingest(files, storage.work(), on_file=lambda path, i, n: context.log.info(
-        f"ingested {path.name} ({i}/{n})"))
-    return materialized(report)
+
+    def log(p: dict) -> None:
+        context.log.info(f"{p['files_done']}/{p['files']} files, {p['records']} records, "
+                         f"{p['articles']} articles, {p['articles'] / max(p['seconds'], 1e-9):.0f}/s")
+
+    return materialized(pipeline.ingest(files, storage.work(), workers=storage.ingest_workers,
+                                        on_progress=log))
 
 
 @dg.asset(group_name="news", kinds={"parquet"}, deps=[articles_raw],

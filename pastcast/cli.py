@@ -69,14 +69,66 @@ def build(corpus_dir: str, work_dir: str, snapshots_dir: str, name: str) -> None
         console.print(f"[bold]{r.stage}[/]: {r.rows_in} in, {r.rows_out} kept; drops: {drops}")
 
     with _progress() as bar:
-        task = bar.add_task("ingesting WARC files", total=None)
-
-        def file_done(path: Path, i: int, n: int) -> None:
-            bar.update(task, completed=i, total=n, description=f"ingested {path.name}")
-
         folder = pipeline.run_all(corpus_dir, work_dir, snapshots_dir, name, on_stage=report,
-                                  on_file=file_done)
+                                  on_progress=_ingest_progress(bar))
     out.print(f"snapshot written: {folder}")
+
+
+def _ingest_progress(bar: Progress):
+    task = bar.add_task("ingesting", total=None)
+
+    def update(p: dict) -> None:
+        rate = p["articles"] / max(p["seconds"], 1e-9)
+        bar.update(task, completed=p["files_done"], total=p["files"],
+                   description=f"{p['records']:,} records, {p['articles']:,} articles ({rate:,.0f}/s)")
+
+    return update
+
+
+@main.command()
+@click.argument("inputs", nargs=-1, required=True)
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
+              help="Output folder: articles.parquet, drops.parquet (and parts/ for resuming).")
+@click.option("--workers", type=int, default=0, show_default=True,
+              help="Extraction processes; 0 means one per core.")
+@click.option("--base-url", default=None,
+              help="Prefix for the paths of a warc.paths.gz listing (default: the listing's host, "
+                   "https://data.commoncrawl.org for a local listing).")
+@click.option("--spool", "spool_dir", default=None, type=click.Path(file_okay=False),
+              help="Where remote files are downloaded to (default OUT/spool); each is deleted "
+                   "once ingested.")
+@click.option("--language", "languages", multiple=True,
+              help="Keep only articles in this language (ISO 639-1, repeatable).")
+@click.option("--min-words", default=60, show_default=True, help="Shorter pages are dropped.")
+def ingest(inputs: tuple[str, ...], out_dir: str, workers: int, base_url: str | None,
+           spool_dir: str | None, languages: tuple[str, ...], min_words: int) -> None:
+    """Read WARC files into dated articles.
+
+    \b
+    INPUT is a WARC file, a glob ('crawl/*.warc.gz'), an http(s) URL of a WARC file, or a
+    Common Crawl listing (a URL or file ending in .paths.gz), e.g.
+      pastcast ingest https://data.commoncrawl.org/crawl-data/CC-NEWS/2026/03/warc.paths.gz --out out/
+    Writes OUT/articles.parquet and OUT/drops.parquet. A rerun skips finished files.
+    """
+    from pastcast.curate.extract import ExtractConfig
+    from pastcast.curate.ingest import ingest_inputs
+
+    config = ExtractConfig(min_words=min_words, languages=languages)
+    try:
+        with _progress() as bar:
+            result = ingest_inputs(list(inputs), out_dir, workers=workers or None, config=config,
+                                   base_url=base_url, spool_dir=spool_dir,
+                                   on_progress=_ingest_progress(bar))
+    except (FileNotFoundError, ValueError, OSError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    table = Table("drop reason", "count", title="dropped, by stage/reason")
+    for reason, n in sorted(result.drops_by_reason.items(), key=lambda kv: -kv[1]):
+        table.add_row(reason, f"{n:,}")
+    out.print(table)
+    rate = result.articles / max(result.seconds, 1e-9)
+    out.print(f"{result.files} files ({result.files_skipped} already done), {result.records:,} records, "
+              f"{result.articles:,} articles in {result.seconds:.1f} s ({rate:,.1f} articles/s)\n"
+              f"articles: {result.articles_path}\ndrops:    {result.drops_path}")
 
 
 @main.group()

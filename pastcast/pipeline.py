@@ -17,11 +17,10 @@ from pathlib import Path
 
 import polars as pl
 
-import pastcast
 
 from pastcast.curate.dedup import exact_dedup
 from pastcast.curate.extract import ExtractConfig
-from pastcast.curate.ingest import ingest_warc
+from pastcast.curate.ingest import ingest_paths
 from pastcast.drops import counts_by_reason, drops_frame
 from pastcast.io import write_json, write_parquet
 from pastcast.questions.extractive import GenerateConfig, generate_extractive
@@ -89,42 +88,26 @@ def _write_drops(work_dir: Path, stage: str, drops: pl.DataFrame) -> str:
     return str(write_parquet(drops, work_dir / "drops" / f"{stage}.parquet"))
 
 
-def _part_key(path: Path) -> str:
-    """A finished part is reused only for the same file (name, size, mtime) and code version."""
-    stat = path.stat()
-    return f"{path.name}.{stat.st_size}-{stat.st_mtime_ns}-{pastcast.__version__}"
-
-
 def ingest(files: list[Path], work_dir: Path, config: ExtractConfig = ExtractConfig(),
-           on_file: Callable[[Path, int, int], None] | None = None) -> StageReport:
-    """WARC files to ``articles_raw``; one part per file so a rerun skips finished files."""
-    parts_dir = work_dir / "articles_raw.parts"
-    parts, drop_parts, records = [], [], 0
-    for i, path in enumerate(files):
-        key = _part_key(path)
-        part, drop_part = parts_dir / f"{key}.parquet", parts_dir / f"{key}.drops.parquet"
-        if not (part.is_file() and drop_part.is_file()):
-            articles, drops = ingest_warc(path, config)
-            write_parquet(drops, drop_part)
-            write_parquet(articles, part)  # written last: its presence marks the file done
-        parts.append(pl.read_parquet(part))
-        drop_parts.append(pl.read_parquet(drop_part))
-        records += parts[-1].height + drop_parts[-1].height
-        if on_file:
-            on_file(path, i + 1, len(files))
-    articles = pl.concat(parts) if parts else empty(ARTICLES)
-    drops = pl.concat(drop_parts) if drop_parts else drops_frame([])
-    report = StageReport("ingest", records, articles.height, counts_by_reason(drops), {
-        "articles_raw": _write(work_dir, "articles_raw", articles),
+           workers: int | None = None,
+           on_progress: Callable[[dict], None] | None = None) -> StageReport:
+    """WARC files to ``articles_raw``, in parallel; finished files are skipped on a rerun."""
+    result = ingest_paths(files, work_dir / "ingest", workers=workers, config=config,
+                          on_progress=on_progress)
+    drops = pl.read_parquet(result.drops_path)
+    report = StageReport("ingest", result.records, result.articles, result.drops_by_reason, {
+        "articles_raw": str(result.articles_path),
         "drops": _write_drops(work_dir, "ingest", drops)})
-    if articles.height:
-        report.extra["date_sources"] = dict(articles.group_by("date_source").len().sort("date_source").iter_rows())
-    report.extra["warc_files"] = len(files)
+    articles = pl.scan_parquet(result.articles_path)
+    report.extra["date_sources"] = dict(
+        articles.group_by("date_source").len().sort("date_source").collect().iter_rows())
+    report.extra.update(warc_files=result.files, files_resumed=result.files_skipped,
+                        seconds=round(result.seconds, 1))
     return report.save(work_dir)
 
 
 def dedup(work_dir: Path) -> StageReport:
-    raw = _table(work_dir, "articles_raw", ARTICLES)
+    raw = _table(work_dir / "ingest", "articles", ARTICLES)
     kept, drops = exact_dedup(raw)
     return StageReport("dedup", raw.height, kept.height, counts_by_reason(drops), {
         "articles": _write(work_dir, "articles", kept), "drops": _write_drops(work_dir, "dedup", drops)}).save(work_dir)
@@ -206,11 +189,11 @@ def snapshot(work_dir: Path, snapshots_dir: Path, name: str, inputs: list[Path],
 
 def run_all(corpus_dir: str | Path, work_dir: str | Path, snapshots_dir: str | Path,
             name: str, on_stage: Callable[[StageReport], None] | None = None,
-            on_file: Callable[[Path, int, int], None] | None = None) -> Path:
+            on_progress: Callable[[dict], None] | None = None) -> Path:
     """Every stage in order, without Dagster; returns the new snapshot folder."""
     files = CorpusFiles.discover(corpus_dir)
     work = Path(work_dir)
-    steps = [lambda: ingest(files.warc, work, on_file=on_file), lambda: dedup(work),
+    steps = [lambda: ingest(files.warc, work, on_progress=on_progress), lambda: dedup(work),
              lambda: import_markets(files.markets, work), lambda: import_posts(files.social, work),
              lambda: generate(work), lambda: validate(work)]
     for step in steps:

@@ -16,6 +16,7 @@ class PastcastStorage(dg.ConfigurableResource):
     work_dir: str = ".pastcast/work/sample"
     snapshots_dir: str = "snapshots"
     snapshot_name: str = "sample"
+    ingest_workers: int = 0  # processes for extraction; 0 means one per core
 
     def work(self) -> Path:
         path = Path(self.work_dir)
@@ -33,4 +34,5 @@ def storage_from_env() -> PastcastStorage:
         work_dir=dg.EnvVar("PASTCAST_WORK_DIR").get_value(".pastcast/work/sample"),
         snapshots_dir=dg.EnvVar("PASTCAST_SNAPSHOTS_DIR").get_value("snapshots"),
         snapshot_name=dg.EnvVar("PASTCAST_SNAPSHOT_NAME").get_value("sample"),
+        ingest_workers=int(dg.EnvVar("PASTCAST_INGEST_WORKERS").get_value("0")),
     )

@@ -25,21 +25,30 @@ def test_a_truncated_warc_keeps_the_records_before_the_damage(tmp_path):
     assert "truncated.warc.gz" in detail and "byte" in detail
     full = pipeline.ingest([source], tmp_path / "work-full")
     assert 0 < report.rows_out < full.rows_out
-    kept = pl.read_parquet(tmp_path / "work" / "articles_raw.parquet")["url"].to_list()
-    complete = pl.read_parquet(tmp_path / "work-full" / "articles_raw.parquet")["url"].to_list()
+    kept = pl.read_parquet(report.outputs["articles_raw"])["url"].to_list()
+    complete = pl.read_parquet(full.outputs["articles_raw"])["url"].to_list()
     assert kept == complete[: len(kept)]  # exactly the records before the damage
 
 
 def test_ingest_resumes_from_finished_file_parts(tmp_path, monkeypatch):
+    from pastcast.curate import ingest as ingest_module
+
     warc_dir = tmp_path / "warc"
     warc_dir.mkdir()
-    files = [shutil.copy(p, warc_dir) for p in sorted((SAMPLE / "warc").glob("*.warc.gz"))[:2]]
-    first = pipeline.ingest([warc_dir / p.name for p in map(type(warc_dir), files)], tmp_path / "work")
-    calls = []
-    monkeypatch.setattr(pipeline, "ingest_warc", lambda *a, **k: calls.append(a) or (_ for _ in ()).throw(
-        AssertionError("a finished file was ingested again")))
-    again = pipeline.ingest(sorted(warc_dir.iterdir()), tmp_path / "work")
-    assert calls == [] and again.rows_out == first.rows_out
+    for p in sorted((SAMPLE / "warc").glob("*.warc.gz"))[:3]:
+        shutil.copy(p, warc_dir)
+    files = sorted(warc_dir.iterdir())
+    # interrupted after two files: only they are finished
+    first = pipeline.ingest(files[:2], tmp_path / "work", workers=1)
+    seen = []
+    real = ingest_module._ingest_file
+    monkeypatch.setattr(ingest_module, "_ingest_file",
+                        lambda pool, limit, path, *a: seen.append(path.name) or real(pool, limit, path, *a))
+    again = pipeline.ingest(files, tmp_path / "work", workers=1)
+    assert seen == [files[2].name]  # the finished files were not read again
+    assert again.extra["files_resumed"] == 2 and again.rows_out > first.rows_out
+    fresh = pipeline.ingest(files, tmp_path / "fresh", workers=1)
+    assert pl.read_parquet(again.outputs["articles_raw"]).equals(pl.read_parquet(fresh.outputs["articles_raw"]))
 
 
 def test_every_stage_accounts_for_its_input(tmp_path):

@@ -183,6 +183,12 @@ def _parse_any(raw: str, source: str) -> datetime | None:
     return parse_datetime(raw)
 
 
+def date_html(html: str | bytes, url: str, crawled_at: datetime | None = None,
+              http_headers: dict[str, str] | None = None) -> PageDate:
+    """Date one HTML page; without a crawl time the bound is now (for benchmarks, notebooks)."""
+    return date_page(parse_html(html), url, crawled_at or datetime.now(timezone.utc), http_headers)
+
+
 def parse_html(body: str | bytes):
     """An lxml tree of a page, shared by the dating and extraction steps."""
     return lxml_html.document_fromstring(body)

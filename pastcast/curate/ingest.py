@@ -1,41 +1,222 @@
-"""Ingest: WARC files in, article rows and drops out (read -> extract -> date -> filter)."""
+"""Ingest: WARC files in, article rows and drops out (read -> extract -> date -> filter).
+
+The calling process streams each file record by record (reading is cheap) and sends batches
+of HTML pages to worker processes for extraction and dating (the expensive part), so both
+cores work even on a single 1 GB file. Results come back in order and are written in batches
+as Parquet parts under ``OUT/parts/<file>/``; memory stays flat whatever the file size, since
+only a few batches are in flight. A ``_SUCCESS`` marker, written last, makes a finished file
+skip on the next run (an interrupted run resumes). The parts are then merged, streaming, into
+``OUT/articles.parquet`` and ``OUT/drops.parquet``.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import multiprocessing as mp
+import os
+import shutil
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import polars as pl
 
+import pastcast
 from pastcast.curate.extract import ExtractConfig, page_to_article
-from pastcast.drops import Drop, drops_frame
-from pastcast.schemas import ARTICLES, frame
+from pastcast.drops import Drop, counts_by_reason, drops_frame
+from pastcast.io import write_parquet
+from pastcast.schemas import ARTICLES, DROPS, empty, frame
+from pastcast.sources.remote import Input, expand_inputs, iter_local, release
 from pastcast.sources.warc import HtmlPage, iter_html_pages
 
+PART_ROWS = 2_000  # articles per Parquet part
+PAGES_PER_TASK = 16  # pages sent to a worker at once: amortises pickling, keeps order cheap
+DONE = "_SUCCESS"
 
-def ingest_warc(path: str | Path, config: ExtractConfig = ExtractConfig(),
-                on_record: Callable[[], None] | None = None) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """One WARC file to (articles, drops); streams the file record by record."""
+
+@dataclass
+class IngestResult:
+    articles_path: Path
+    drops_path: Path
+    files: int = 0
+    files_skipped: int = 0  # finished in an earlier run
+    records: int = 0
+    articles: int = 0
+    seconds: float = 0.0
+    drops_by_reason: dict[str, int] = field(default_factory=dict)
+
+
+def ingest_warc(path: str | Path, config: ExtractConfig = ExtractConfig()
+                ) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """One WARC file to (articles, drops) in memory, in this process; for small files."""
     articles: list[dict] = []
     drops: list[Drop] = []
     for item in iter_html_pages(path):
-        if on_record:
-            on_record()
         if isinstance(item, HtmlPage):
             item = page_to_article(item, config)
         (drops if isinstance(item, Drop) else articles).append(item)
     return frame(articles, ARTICLES), drops_frame(drops)
 
 
-def ingest_warcs(paths: Iterable[str | Path], config: ExtractConfig = ExtractConfig(),
-                 on_file: Callable[[Path, int], None] | None = None
-                 ) -> tuple[pl.DataFrame, pl.DataFrame]:
-    parts, drop_parts = [], []
-    for path in paths:
-        articles, drops = ingest_warc(path, config)
-        parts.append(articles)
-        drop_parts.append(drops)
-        if on_file:
-            on_file(Path(path), articles.height)
-    return (pl.concat(parts) if parts else frame([], ARTICLES),
-            pl.concat(drop_parts) if drop_parts else drops_frame([]))
+def part_dir(out: Path, item: Input) -> Path:
+    """A file's parts are reused only for the same file and code version: a local file by
+    name, size and mtime; a remote one by name (Common Crawl's file names never repeat)."""
+    if item.is_remote:
+        key = f"{item.name}.remote"
+    else:
+        stat = Path(item.source).stat()
+        key = f"{item.name}.{stat.st_size}-{stat.st_mtime_ns}"
+    return out / "parts" / f"{key}-{pastcast.__version__}"
+
+
+def extract_pages(pages: list[HtmlPage], config: ExtractConfig) -> list[dict | Drop]:
+    """The worker's task: extract and date a batch of pages."""
+    return [page_to_article(page, config) for page in pages]
+
+
+class _Inline(Executor):
+    """Runs tasks in this process: one worker needs no pool (and no pickling)."""
+
+    def submit(self, fn, /, *args, **kwargs) -> Future:
+        future: Future = Future()
+        future.set_result(fn(*args, **kwargs))
+        return future
+
+
+class _FileWriter:
+    """Collects one file's articles and drops, writing articles in parts as they come."""
+
+    def __init__(self, target: Path):
+        shutil.rmtree(target, ignore_errors=True)  # a half-done file starts over
+        target.mkdir(parents=True)
+        self.target, self.articles, self.drops, self.parts = target, [], [], 0
+        self.records = self.kept = 0
+
+    def add(self, item: dict | Drop) -> None:
+        if isinstance(item, Drop):
+            self.drops.append(item)
+            return
+        self.articles.append(item)
+        self.kept += 1
+        if len(self.articles) >= PART_ROWS:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.articles:
+            write_parquet(frame(self.articles, ARTICLES), self.target / f"articles-{self.parts:05d}.parquet")
+            self.parts += 1
+            self.articles.clear()
+
+    def close(self) -> None:
+        self.flush()
+        write_parquet(drops_frame(self.drops), self.target / "drops.parquet")
+        (self.target / DONE).write_text(f"{self.records} {self.kept}\n")  # last: marks it done
+
+
+def _ingest_file(pool: Executor, in_flight_limit: int, path: Path, target: Path,
+                 config: ExtractConfig, tick: Callable[[int, int], None]) -> None:
+    writer = _FileWriter(target)
+    in_flight: deque[Future] = deque()
+    batch: list[HtmlPage] = []
+
+    def collect(limit: int) -> None:
+        while len(in_flight) > limit:
+            results = in_flight.popleft().result()
+            for item in results:
+                writer.add(item)
+            tick(0, sum(not isinstance(i, Drop) for i in results))
+
+    def submit() -> None:
+        in_flight.append(pool.submit(extract_pages, list(batch), config))
+        batch.clear()
+        collect(in_flight_limit)
+
+    for item in iter_html_pages(path):
+        writer.records += 1
+        tick(1, 0)
+        if isinstance(item, Drop):
+            writer.add(item)  # read-stage drops keep their place in the file order
+            continue
+        batch.append(item)
+        if len(batch) >= PAGES_PER_TASK:
+            submit()
+    if batch:
+        submit()
+    collect(0)
+    writer.close()
+
+
+def ingest_paths(paths: Iterable[str | Path], out: str | Path, **kwargs) -> IngestResult:
+    """Ingest local WARC files (see ``ingest_inputs``)."""
+    return ingest_inputs([str(p) for p in paths], out, **kwargs)
+
+
+def ingest_inputs(inputs: Sequence[str], out: str | Path, workers: int | None = None,
+                  config: ExtractConfig = ExtractConfig(), base_url: str | None = None,
+                  spool_dir: str | Path | None = None,
+                  on_progress: Callable[[dict], None] | None = None) -> IngestResult:
+    """Ingest WARC paths, globs, URLs or ``*.paths.gz`` listings into ``out``.
+
+    Finished files are skipped (before any download); remote files are downloaded one ahead
+    of the file being processed and deleted once ingested.
+    """
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    items = expand_inputs(inputs, base_url)
+    workers = max(1, workers or os.cpu_count() or 1)
+    started = time.monotonic()
+    result = IngestResult(out / "articles.parquet", out / "drops.parquet", files=len(items))
+    state = {"files_done": 0, "files": len(items), "records": 0, "articles": 0, "last": 0.0}
+
+    def tick(records: int, articles: int) -> None:
+        state["records"] += records
+        state["articles"] += articles
+        now = time.monotonic()
+        if on_progress and now - state["last"] > 0.5:
+            state["last"] = now
+            on_progress({**state, "seconds": now - started})
+
+    todo = []
+    for item in items:
+        done = part_dir(out, item) / DONE
+        if done.is_file():
+            tick(*map(int, done.read_text().split()))
+            result.files_skipped += 1
+            state["files_done"] += 1
+        else:
+            todo.append(item)
+    # forkserver: workers start clean, without a copy of the caller's threads or state
+    pool: Executor = (_Inline() if workers == 1 else ProcessPoolExecutor(
+        workers, mp_context=mp.get_context("forkserver" if os.name == "posix" else "spawn")))
+    with pool:
+        for item, path in iter_local(todo, spool_dir or out / "spool"):
+            try:
+                _ingest_file(pool, 2 * workers, path, part_dir(out, item), config, tick)
+            except Exception as exc:
+                raise RuntimeError(f"ingesting {item.source} failed: {type(exc).__name__}: {exc}") from exc
+            release(path, item)
+            state["files_done"] += 1
+    result.records = state["records"]
+    _merge(out, [part_dir(out, item) for item in items], result)
+    result.seconds = time.monotonic() - started
+    if on_progress:
+        on_progress({**state, "seconds": result.seconds})
+    return result
+
+
+def _merge(out: Path, targets: list[Path], result: IngestResult) -> None:
+    """Stream every part into the two output tables (atomically, through temp files)."""
+    article_parts = [str(p) for t in targets for p in sorted(t.glob("articles-*.parquet"))]
+    drop_parts = [str(t / "drops.parquet") for t in targets]
+    for parts, dest, schema in ((article_parts, result.articles_path, ARTICLES),
+                                (drop_parts, result.drops_path, DROPS)):
+        tmp = dest.with_name(f".{dest.name}.tmp")
+        if parts:
+            pl.scan_parquet(parts).sink_parquet(tmp, compression="zstd")
+            os.replace(tmp, dest)
+        else:
+            write_parquet(empty(schema), dest)
+    result.articles = pl.scan_parquet(result.articles_path).select(pl.len()).collect().item()
+    result.drops_by_reason = counts_by_reason(pl.read_parquet(result.drops_path))
