@@ -48,3 +48,15 @@ def test_charset_from_meta_when_the_header_has_none():
 def test_canonical_url():
     assert canonical_url("HTTPS://WWW.News.Example/a/b/?utm_source=x&id=3#top") == \
         "https://www.news.example/a/b?id=3"
+
+
+def test_title_prefers_og_title_without_the_site_name():
+    from pastcast.curate.dating import parse_html
+    from pastcast.curate.extract import page_title
+
+    tree = parse_html('<html><head><meta property="og:site_name" content="MDR.DE">'
+                      '<meta property="og:title" content="Rates - what now? | MDR.DE">'
+                      '<title>ignored</title></head><body><h1>H</h1></body></html>')
+    assert page_title(tree) == "Rates - what now?"
+    assert page_title(parse_html("<html><head><title>Budget agreed | Kestrel Herald</title></head>"
+                                 "<body><p>x</p></body></html>")) == "Budget agreed"

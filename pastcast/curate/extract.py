@@ -96,13 +96,18 @@ def canonical_url(url: str) -> str:
 
 
 TITLE_SEPARATORS = re.compile(r"\s+[|–—·:»-]\s+")
+TRAILING_SEPARATOR = re.compile(r"\s+[|–—·:»-]\s*$")
 
 
 def page_title(tree) -> str | None:
-    """The headline: og:title, else the first <h1>, else <title> without the site name."""
+    """The headline: og:title, else the first <h1>, else <title>; without the site name."""
+    site = " ".join(tree.xpath('//meta[@property="og:site_name"]/@content')).strip().lower()
     for xpath in ('//meta[@property="og:title"]/@content', '//meta[@name="twitter:title"]/@content'):
-        found = [t.strip() for t in tree.xpath(xpath) if t and t.strip()]
+        found = [" ".join(t.split()) for t in tree.xpath(xpath) if t and t.strip()]
         if found:
+            last = TITLE_SEPARATORS.split(found[0])[-1]
+            if site and last != found[0] and last.strip().lower() in site:  # "Headline | Site"
+                return TRAILING_SEPARATOR.sub("", found[0][: -len(last)])
             return found[0]
     h1 = [" ".join(h.text_content().split()) for h in tree.xpath("//h1")]
     if h1 and h1[0]:
