@@ -115,7 +115,7 @@ def page_title(tree) -> str | None:
     title = " ".join(" ".join(tree.xpath("//title/text()")).split())
     if not title:
         return None
-    return max(TITLE_SEPARATORS.split(title), key=len)
+    return TITLE_SEPARATORS.split(title)[0]  # "Headline | Site" is the common convention
 
 
 def extract_tree(tree, url: str | None, fast: bool = True) -> tuple[str | None, str]:
