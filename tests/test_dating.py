@@ -55,3 +55,12 @@ def test_parse_datetime_forms():
     assert parse_datetime("2026-02-01T10:00:00+0100") == datetime(2026, 2, 1, 9, tzinfo=timezone.utc)
     assert parse_datetime("2026-02-01") == datetime(2026, 2, 1, tzinfo=timezone.utc)
     assert parse_datetime("yesterday") is None
+
+
+def test_a_date_far_older_than_the_crawl_is_implausible():
+    old = page('<meta property="article:published_time" content="2019-05-01T10:00:00Z">')
+    got = date_page(old, "https://a.example/news/story", CRAWL)
+    assert got.published_at is None and got.rejected[0] == "meta:2019-05-01T10:00:00Z"
+    assert all("2019-05-01" in r for r in got.rejected)
+    recent = page('<meta property="article:published_time" content="2025-05-01T10:00:00Z">')
+    assert date_page(recent, "https://a.example/news/story", CRAWL).source == "meta"

@@ -17,7 +17,7 @@ from htmldate import find_date
 from lxml import html as lxml_html
 
 SLACK = timedelta(days=1)
-EARLIEST = datetime(1995, 1, 1, tzinfo=timezone.utc)
+MAX_AGE = timedelta(days=730)  # older than this at crawl time: an archive page, not news
 
 # Confidence of each signal: explicit machine-readable publication times beat inferred ones.
 CONFIDENCE = {
@@ -147,9 +147,12 @@ def _day_attested(tree, url: str, day: date) -> bool:
 
 
 def date_page(tree, url: str, crawled_at: datetime, http_headers: dict[str, str] | None = None,
-              earliest: datetime = EARLIEST) -> PageDate:
-    """The best plausible publication time of a parsed page, or none with the rejects."""
-    ceiling = crawled_at + SLACK
+              max_age: timedelta = MAX_AGE) -> PageDate:
+    """The best plausible publication time of a parsed page, or none with the rejects.
+
+    Plausible: no later than the crawl plus ``SLACK``, no older than ``max_age`` before it.
+    """
+    ceiling, earliest = crawled_at + SLACK, crawled_at - max_age
     rejected: list[str] = []
     signals = (
         ("jsonld", lambda: _jsonld_dates(tree)),
@@ -184,9 +187,10 @@ def _parse_any(raw: str, source: str) -> datetime | None:
 
 
 def date_html(html: str | bytes, url: str, crawled_at: datetime | None = None,
-              http_headers: dict[str, str] | None = None) -> PageDate:
+              http_headers: dict[str, str] | None = None, max_age: timedelta = MAX_AGE) -> PageDate:
     """Date one HTML page; without a crawl time the bound is now (for benchmarks, notebooks)."""
-    return date_page(parse_html(html), url, crawled_at or datetime.now(timezone.utc), http_headers)
+    return date_page(parse_html(html), url, crawled_at or datetime.now(timezone.utc), http_headers,
+                     max_age)
 
 
 def parse_html(body: str | bytes):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
+from datetime import timedelta
 from functools import lru_cache
 from urllib.parse import urlsplit
 
@@ -33,6 +34,7 @@ class ExtractConfig:
     languages: tuple[str, ...] = ()  # keep only these ISO codes; empty keeps all
     # trafilatura without its fallback extractors; measured in bench/ingest_accuracy.py
     fast: bool = True
+    max_age_days: int = 730  # a page dated this long before its crawl is dropped as implausible
 
 
 def decode_html(body: bytes, headers: dict[str, str]) -> str:
@@ -145,7 +147,8 @@ def page_to_article(page: HtmlPage, config: ExtractConfig = ExtractConfig()) -> 
     except (ParserError, ValueError) as exc:
         return drop("unparseable_html", str(exc)[:200])
     # Date first: trafilatura prunes the tree it is given.
-    dated = date_page(tree, page.url, page.crawled_at, page.http_headers)
+    dated = date_page(tree, page.url, page.crawled_at, page.http_headers,
+                      max_age=timedelta(days=config.max_age_days))
     title, text = extract_tree(tree, page.url, config.fast)
     if not text.strip():
         return drop("no_text", "boilerplate only")
