@@ -187,10 +187,12 @@ def _parse_any(raw: str, source: str) -> datetime | None:
 
 
 def date_html(html: str | bytes, url: str, crawled_at: datetime | None = None,
-              http_headers: dict[str, str] | None = None, max_age: timedelta = MAX_AGE) -> PageDate:
-    """Date one HTML page; without a crawl time the bound is now (for benchmarks, notebooks)."""
-    return date_page(parse_html(html), url, crawled_at or datetime.now(timezone.utc), http_headers,
-                     max_age)
+              http_headers: dict[str, str] | None = None, max_age: timedelta | None = None) -> PageDate:
+    """Date one HTML page (benchmarks, notebooks). Without a crawl time the upper bound is now
+    and there is no age limit, unless ``max_age`` is given."""
+    if crawled_at is None:
+        crawled_at, max_age = datetime.now(timezone.utc), max_age or timedelta(days=36_500)
+    return date_page(parse_html(html), url, crawled_at, http_headers, max_age or MAX_AGE)
 
 
 def parse_html(body: str | bytes):
