@@ -64,3 +64,12 @@ def test_a_date_far_older_than_the_crawl_is_implausible():
     assert all("2019-05-01" in r for r in got.rejected)
     recent = page('<meta property="article:published_time" content="2025-05-01T10:00:00Z">')
     assert date_page(recent, "https://a.example/news/story", CRAWL).source == "meta"
+
+
+def test_local_date_is_the_day_the_page_states():
+    tree = page('<meta property="article:published_time" content="2026-02-14T00:30:00+02:00">')
+    got = date_page(tree, "https://a.example/x", CRAWL)
+    assert got.published_at.date().isoformat() == "2026-02-13"  # UTC
+    assert got.local_date.isoformat() == "2026-02-14"  # as published, east of UTC
+    headers = {"last-modified": "Fri, 13 Feb 2026 10:00:00 -0000"}
+    assert date_page(page(), "https://a.example/x", CRAWL, headers).source == "last_modified"

@@ -60,3 +60,12 @@ def test_title_prefers_og_title_without_the_site_name():
     assert page_title(tree) == "Rates - what now?"
     assert page_title(parse_html("<html><head><title>Budget agreed | Kestrel Herald</title></head>"
                                  "<body><p>x</p></body></html>")) == "Budget agreed"
+
+
+def test_xhtml_with_an_xml_declaration_parses():
+    from pastcast.curate.extract import extract_html
+
+    html = ('<?xml version="1.0" encoding="utf-8"?><html xmlns="http://www.w3.org/1999/xhtml">'
+            f"<head><title>Council budget</title></head><body><article><p>{LOREM}</p></article></body></html>")
+    title, text = extract_html(html)
+    assert title == "Council budget" and "road repairs" in text

@@ -49,10 +49,17 @@ class PageDate:
     source: str | None
     confidence: float
     rejected: tuple[str, ...] = ()  # "source:value" of implausible candidates, for drops
+    local_date: date | None = None  # the calendar day as the page states it, in its own offset
 
 
 def parse_datetime(value: str) -> datetime | None:
     """ISO 8601 date or datetime to aware UTC; a naive time is taken as UTC."""
+    local = parse_local(value)
+    return local.astimezone(timezone.utc) if local else None
+
+
+def parse_local(value: str) -> datetime | None:
+    """ISO 8601 date or datetime, aware, in the offset it was written with (naive: UTC)."""
     value = value.strip()
     if not value:
         return None
@@ -68,7 +75,7 @@ def parse_datetime(value: str) -> datetime | None:
             return None
     if dt.tzinfo is None:
         dt = dt.replace(tzinfo=timezone.utc)
-    return dt.astimezone(timezone.utc)
+    return dt
 
 
 def _jsonld_dates(tree) -> list[str]:
@@ -168,7 +175,8 @@ def date_page(tree, url: str, crawled_at: datetime, http_headers: dict[str, str]
             if value is None:
                 continue
             if earliest <= value <= ceiling:
-                return PageDate(value, source, CONFIDENCE[source], tuple(rejected))
+                return PageDate(value.astimezone(timezone.utc), source, CONFIDENCE[source],
+                                tuple(rejected), value.date())
             rejected.append(f"{source}:{raw}")
     return PageDate(None, None, 0.0, tuple(rejected))
 
@@ -180,10 +188,11 @@ def _parse_any(raw: str, source: str) -> datetime | None:
         from email.utils import parsedate_to_datetime
 
         try:
-            return parsedate_to_datetime(raw).astimezone(timezone.utc)
+            value = parsedate_to_datetime(raw)
         except (TypeError, ValueError):
             return None
-    return parse_datetime(raw)
+        return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+    return parse_local(raw)
 
 
 def date_html(html: str | bytes, url: str, crawled_at: datetime | None = None,
@@ -195,6 +204,12 @@ def date_html(html: str | bytes, url: str, crawled_at: datetime | None = None,
     return date_page(parse_html(html), url, crawled_at, http_headers, max_age or MAX_AGE)
 
 
+XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>", re.I)
+
+
 def parse_html(body: str | bytes):
     """An lxml tree of a page, shared by the dating and extraction steps."""
+    if isinstance(body, str):
+        # lxml refuses text that still declares a byte encoding (XHTML pages); it is decoded.
+        body = XML_DECLARATION.sub("", body, count=1)
     return lxml_html.document_fromstring(body)
