@@ -9,14 +9,21 @@ def page(head: str = "", body: str = "<p>text</p>"):
     return parse_html(f"<html><head>{head}</head><body>{body}</body></html>")
 
 
-def test_jsonld_wins_over_meta_and_is_converted_to_utc():
+def test_jsonld_is_trusted_first_and_converted_to_utc():
     tree = page('<script type="application/ld+json">{"@context": "https://schema.org", "@graph": '
                 '[{"@type": "NewsArticle", "datePublished": "2026-02-13T23:30:00+02:00"}]}</script>'
-                '<meta property="article:published_time" content="2026-02-10T10:00:00Z">')
+                '<meta property="article:published_time" content="2026-02-13T10:00:00Z">')
     got = date_page(tree, "https://a.example/x", CRAWL)
     assert got.source == "jsonld"
     assert got.published_at == datetime(2026, 2, 13, 21, 30, tzinfo=timezone.utc)
-    assert got.confidence > 0.9
+    assert got.confidence > 0.95  # several signals agree
+
+
+def test_signals_that_agree_beat_a_more_trusted_one_alone():
+    tree = page('<script type="application/ld+json">{"datePublished": "2025-06-01T08:00:00Z"}</script>',
+                body='<time datetime="2026-02-09T08:00:00Z">9 Feb</time>')
+    got = date_page(tree, "https://a.example/2026/02/09/story", CRAWL)
+    assert got.local_date.isoformat() == "2026-02-09" and got.source == "time"
 
 
 def test_meta_then_time_then_url():
