@@ -158,12 +158,13 @@ def date_page(tree, url: str, crawled_at: datetime, http_headers: dict[str, str]
               max_age: timedelta = MAX_AGE) -> PageDate:
     """The best plausible publication time of a parsed page, or none with the rejects.
 
-    Plausible: no later than the crawl plus ``SLACK``, no older than ``max_age`` before it.
-    Each signal offers its first plausible date; the calendar day most signals agree on wins,
+    Plausible: no later than the crawl plus ``SLACK``. Each signal offers its first plausible
+    date; the calendar day most signals agree on wins,
     ties going to the most trusted signal, whose time is kept. Agreement beats trust because
     pages carry stale or templated metadata more often than several signals err alike
     (measured in bench/ingest_accuracy.py). HTTP Last-Modified only counts when nothing
-    else dates the page.
+    else dates the page. A winning date older than ``max_age`` before the crawl marks an
+    archive page: no date (rather than a weaker, newer signal such as an "updated" time).
     """
     ceiling, earliest = crawled_at + SLACK, crawled_at - max_age
     rejected: list[str] = []
@@ -183,7 +184,7 @@ def date_page(tree, url: str, crawled_at: datetime, http_headers: dict[str, str]
             value = _parse_any(raw, source)
             if value is None:
                 continue
-            if earliest <= value <= ceiling:
+            if value <= ceiling:
                 offers[source] = value
                 break
             rejected.append(f"{source}:{raw}")
@@ -193,6 +194,8 @@ def date_page(tree, url: str, crawled_at: datetime, http_headers: dict[str, str]
     day = max(votes, key=lambda d: votes[d])  # Counter keeps first-seen order: trust breaks ties
     source = next(s for s, value in offers.items() if value.date() == day)
     value = offers[source]
+    if value < earliest:
+        return PageDate(None, None, 0.0, (*rejected, f"too_old:{source}:{value.isoformat()}"))
     confidence = min(0.99, CONFIDENCE[source] + 0.05 * (votes[day] - 1))
     return PageDate(value.astimezone(timezone.utc), source, round(confidence, 2), tuple(rejected),
                     value.date())
