@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 
-.PHONY: venv demo test dev corpus clean
+.PHONY: venv demo test dev corpus clean bench-ingest
 
 venv: $(STAMP)
 
@@ -27,6 +27,11 @@ dev: venv
 
 corpus: venv
 	$(BIN)/python corpora/build_sample.py
+
+# Ingest benchmarks on the real data in ../shared/data (see bench/README.md); outputs in .bench-cache/
+bench-ingest: venv
+	$(BIN)/python bench/ingest_accuracy.py
+	$(BIN)/python bench/ingest_speed.py
 
 clean:
 	rm -rf snapshots runs data .dagster

@@ -291,13 +291,14 @@ def bench_extraction() -> dict:
     That script only adds a page's counts when the extractor returned something; the
     ``strict`` scores below count an empty result as all 'with' snippets missed.
     """
-    items = list(trafilatura_eval().values())
+    evalset = trafilatura_eval()
+    urls, items = list(evalset), list(evalset.values())
     pages = [decode_html(read_page_bytes(trafilatura_page_path(it["file"])), {})
              for it in items]
-    results = {}
+    results, outputs = {}, {}
     for name, run in EXTRACTORS.items():
         counts, strict, timer = Counter(), Counter(), Timer()
-        skipped, errors = 0, []
+        skipped, errors, texts = [], [], []
         for item, html in zip(items, pages):
             with timer:
                 try:
@@ -305,22 +306,43 @@ def bench_extraction() -> dict:
                 except Exception as exc:  # noqa: BLE001 - a crash is an empty result
                     errors.append(f"{item['file']}: {type(exc).__name__}: {str(exc)[:100]}")
                     result = None
+            texts.append(result or "")
             tp, fn, fp, tn = evaluate_result(result, item)
             strict.update(tp=tp, fn=fn, fp=fp, tn=tn)
             if result:
                 counts.update(tp=tp, fn=fn, fp=fp, tn=tn)
             else:
-                skipped += 1
+                skipped.append(item["file"])
+        outputs[name] = texts
         results[name] = {
             **calculate_scores(counts),
             "strict": calculate_scores(strict),
             "counts": dict(counts),
-            "skipped_empty": skipped,
+            "skipped_empty": len(skipped),
+            "empty_files": skipped,
             "errors": errors,
             "seconds": round(timer.seconds, 2),
             "docs_per_s": round(len(items) / timer.seconds, 1),
         }
-    return {"documents": len(items), "extractors": results}
+    return {"documents": len(items), "extractors": results,
+            "pastcast_fast_worse_than_trafilatura": _worse_pages(
+                urls, items, outputs["pastcast fast=True"],
+                outputs["trafilatura comparison-script"])}
+
+
+def _worse_pages(urls, items, ours, theirs, limit: int = 40) -> list[dict]:
+    """Pages where pastcast (fast) misses snippets or keeps boilerplate that trafilatura
+    (its comparison-script settings) gets right: the places to look at first."""
+    worse = []
+    for url, item, a, b in zip(urls, items, ours, theirs):
+        missed = [w for w in item["with"] if w not in a and w in b]
+        unwanted = [w for w in item["without"] if w in a and w not in b]
+        if missed or unwanted:
+            worse.append({"url": url, "file": item["file"], "missed": missed,
+                          "unwanted": unwanted, "pastcast_chars": len(a),
+                          "trafilatura_chars": len(b)})
+    worse.sort(key=lambda w: -(len(w["missed"]) + len(w["unwanted"])))
+    return worse[:limit]
 
 
 # ---------------------------------------------------------------------------------- main

@@ -62,6 +62,11 @@ def iter_html_pages(path: str | Path, reader: str = "auto") -> Iterator[HtmlPage
     record, so warcio skips what FastWARC already yielded and carries on from there.
     """
     path = Path(path)
+    try:
+        path.open("rb").close()
+    except OSError as exc:
+        yield _drop(path.name, "file", "unreadable_file", f"{path}: {exc}")
+        return
     if reader == "warcio" or ".arc" in path.suffixes:
         yield from _iter_warcio(path)
         return
@@ -87,12 +92,7 @@ def _iter_fastwarc(path: Path) -> Iterator[HtmlPage | Drop]:
     from fastwarc.warc import ArchiveIterator as FastIterator
 
     name = path.name
-    try:
-        stream = open(path, "rb")
-    except OSError as exc:
-        yield _drop(name, "file", "unreadable_file", f"{path}: {exc}")
-        return
-    with stream:
+    with open(path, "rb") as stream:
         records = iter(FastIterator(stream, parse_http=True))
         last_pos, seen = 0, 0
         while True:
@@ -139,34 +139,43 @@ def _page_from_fast_record(record, warc_file: str) -> HtmlPage | Drop:
     if declared is None or not declared.strip().isdigit():
         # Mandatory in WARC: without it the header block itself was cut or mangled.
         raise _HandOver(f"record at byte {record.stream_pos} has no Content-Length")
-    if rec_type in ("response", "request") and record.http_headers is None:
-        if declared.strip() != "0":
-            raise _HandOver(f"unparseable HTTP block at byte {record.stream_pos}")
-        return _drop(warc_file, item, "not_http", "response without HTTP headers")
+    if rec_type in ("response", "request") and record.http_headers is None and declared.strip() != "0":
+        raise _HandOver(f"unparseable HTTP block at byte {record.stream_pos}")
     body = record.reader.read()  # every record, read whole: a short one means a cut file
     if len(body) < record.content_length:
         raise _HandOver(f"short record at byte {record.stream_pos}")
+    http = record.http_headers
+    headers = {k.lower(): v for k, v in http.items()} if http is not None else None
+    return _classify(warc_file, item, rec_type, str(http.status_code) if http is not None else None,
+                     headers, lambda: _decode_http_body(body, headers), record.headers.get("WARC-Date"),
+                     record.headers.get("WARC-Target-URI"), record.stream_pos)
+
+
+def _classify(warc_file: str, item: str, rec_type: str, status: str | None,
+              headers: dict[str, str] | None, read_body, warc_date: str | None,
+              target_uri: str | None, offset: int) -> HtmlPage | Drop:
+    """Both readers' records, reduced to the same facts, become a page or a drop here."""
     if rec_type != "response":
-        return _drop(warc_file, item, "not_response", rec_type)
-    status = str(record.http_headers.status_code)
+        # Crawl bookkeeping (warcinfo, request, metadata, ...): a drop, so nothing vanishes.
+        return _drop(warc_file, item, "not_response", rec_type or "unknown")
+    if headers is None:
+        return _drop(warc_file, item, "not_http", "response without HTTP headers")
     if status != "200":
-        return _drop(warc_file, item, "http_status", status)
-    headers = {k.lower(): v for k, v in record.http_headers.items()}
+        return _drop(warc_file, item, "http_status", status or "missing")
     content_type = headers.get("content-type", "").lower()
     if content_type and not content_type.startswith(HTML_TYPES):
         return _drop(warc_file, item, "not_html", content_type.split(";")[0])
-    body = _decode_http_body(body, headers)
+    body = read_body()
     if not body.strip():
         return _drop(warc_file, item, "empty_body", "")
-    date = record.headers.get("WARC-Date")
-    if not date:
+    if not warc_date:
         return _drop(warc_file, item, "no_warc_date", "")
     try:
-        crawled_at = parse_warc_date(date)
+        crawled_at = parse_warc_date(warc_date)
     except ValueError:
-        return _drop(warc_file, item, "bad_warc_date", date[:80])
-    return HtmlPage(warc_file, item, clean_target_uri(record.headers.get("WARC-Target-URI")),
-                    crawled_at, headers, body, record.stream_pos)
+        # A bad header spoils this record only; the stream itself is still in step.
+        return _drop(warc_file, item, "bad_warc_date", warc_date[:80])
+    return HtmlPage(warc_file, item, clean_target_uri(target_uri), crawled_at, headers, body, offset)
 
 
 def _decode_http_body(body: bytes, headers: dict[str, str]) -> bytes:
@@ -210,12 +219,7 @@ def _dechunk(body: bytes) -> bytes:
 
 def _iter_warcio(path: Path) -> Iterator[HtmlPage | Drop]:
     name = path.name
-    try:
-        stream = open(path, "rb")
-    except OSError as exc:
-        yield _drop(name, "file", "unreadable_file", f"{path}: {exc}")
-        return
-    with stream:
+    with open(path, "rb") as stream:
         records = ArchiveIterator(stream, arc2warc=True)
         while True:
             offset = records.offset  # start of the last record read; the damage lies past it
@@ -258,8 +262,7 @@ def _iter_warcio(path: Path) -> Iterator[HtmlPage | Drop]:
                             f"{path}: record at byte {records.offset} is truncated, {missing} of "
                             f"{record.length} bytes missing; the records before it are kept")
                 return
-            if page_or_drop is not None:
-                yield page_or_drop
+            yield page_or_drop
 
 
 def _unread_tail(stream, records) -> tuple[int, int] | None:
@@ -288,38 +291,10 @@ def _not_a_record(record) -> str | None:
     return None
 
 
-def _page_from_record(record, warc_file: str, item: str, offset: int) -> HtmlPage | Drop | None:
-    rec_type = record.rec_type
-    if rec_type in ("warcinfo", "request", "metadata"):
-        # Crawl bookkeeping, not content: counted as drops so nothing vanishes unexplained.
-        return _drop(warc_file, item, "not_response", rec_type)
-    if rec_type != "response":
-        return _drop(warc_file, item, "not_response", rec_type or "unknown")
-    if record.http_headers is None:
-        return _drop(warc_file, item, "not_http", "response without HTTP headers")
-    status = (record.http_headers.get_statuscode() or "").strip()
-    if status != "200":
-        return _drop(warc_file, item, "http_status", status or "missing")
-    content_type = (record.http_headers.get_header("Content-Type") or "").lower()
-    if content_type and not content_type.startswith(HTML_TYPES):
-        return _drop(warc_file, item, "not_html", content_type.split(";")[0])
-    body = record.content_stream().read()
-    if not body.strip():
-        return _drop(warc_file, item, "empty_body", "")
-    date = record.rec_headers.get_header("WARC-Date")
-    if not date:
-        return _drop(warc_file, item, "no_warc_date", "")
-    try:
-        crawled_at = parse_warc_date(date)
-    except ValueError:
-        # A bad header spoils this record only; the stream itself is still in step.
-        return _drop(warc_file, item, "bad_warc_date", date[:80])
-    return HtmlPage(
-        warc_file=warc_file,
-        record_id=item,
-        url=clean_target_uri(record.rec_headers.get_header("WARC-Target-URI")),
-        crawled_at=crawled_at,
-        http_headers={k.lower(): v for k, v in record.http_headers.headers},
-        body=body,
-        offset=offset,
-    )
+def _page_from_record(record, warc_file: str, item: str, offset: int) -> HtmlPage | Drop:
+    http = record.http_headers
+    return _classify(warc_file, item, record.rec_type,
+                     (http.get_statuscode() or "").strip() if http is not None else None,
+                     {k.lower(): v for k, v in http.headers} if http is not None else None,
+                     lambda: record.content_stream().read(), record.rec_headers.get_header("WARC-Date"),
+                     record.rec_headers.get_header("WARC-Target-URI"), offset)
