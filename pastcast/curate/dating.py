@@ -178,6 +178,8 @@ def date_page(tree, url: str, crawled_at: datetime, http_headers: dict[str, str]
     )
     offers: dict[str, datetime] = {}  # source -> its first plausible date, in trust order
     for source, candidates in signals:
+        if source == "htmldate" and len({v.date() for v in offers.values()}) == 1:
+            break  # htmldate could only agree or lose a tie: skip its cost (same result)
         if source == "last_modified" and offers:
             break
         for raw in candidates():
