@@ -62,6 +62,8 @@ META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+
 SERVERS = ("nginx", "Apache", "cloudflare", "Varnish", "Microsoft-IIS/10.0", "openresty",
            "AmazonS3", "nginx/1.18.0 (Ubuntu)")
 FALLBACK_CRAWL = datetime(2023, 6, 1, 4, 0, tzinfo=timezone.utc)
+FILE_HOST = re.compile(r"^(.+?\.(?:com|org|net|de|cu|info|at|ch|fr|eu|io|es|it|uk)(?:\.[a-z]{2})?)"
+                       r"(?:[.-](.*))?$")
 
 
 @dataclass(frozen=True)
@@ -113,12 +115,13 @@ def trafilatura_pages() -> list[Page]:
     pages = []
     for url, item in sorted(trafilatura_eval().items()):
         # Crawled a day after the gold date when there is one (the set has no crawl times).
-        crawled = FALLBACK_CRAWL
-        if item.get("date"):
-            crawled = datetime.fromisoformat(_safe_day(item["date"])).replace(
-                tzinfo=timezone.utc) + timedelta(hours=30)
-        pages.append(Page(_real_url(url), read_page_bytes(trafilatura_page_path(item["file"])),
-                          crawled, "trafilatura"))
+        # Without one, a day after the date htmldate finds (a news crawl fetches fresh pages;
+        # a fixed crawl day would make most of them implausibly old or new).
+        body = read_page_bytes(trafilatura_page_path(item["file"]))
+        day = _safe_day(item["date"]) if item.get("date") else _htmldate_day(body)
+        crawled = (datetime.fromisoformat(day).replace(tzinfo=timezone.utc) + timedelta(hours=30)
+                   if day else FALLBACK_CRAWL)
+        pages.append(Page(_real_url(url), body, crawled, "trafilatura"))
     return pages
 
 
@@ -129,12 +132,19 @@ def _real_url(key: str) -> str:
     if key.startswith("http"):
         return key
     name = key.split("::", 1)[-1].removesuffix(".html")
-    if "-" in name:
-        host, rest = name.split("-", 1)
-    else:
-        labels = name.split(".")
-        host, rest = ".".join(labels[:2]), "-".join(labels[2:]) or "article"
-    return f"https://www.{host}/news/{rest}"
+    match = FILE_HOST.match(name)
+    host, rest = (match.group(1), match.group(2) or "") if match else (name, "")
+    host = host if host.count(".") > 1 else f"www.{host}"
+    return f"https://{host}/" + (f"news/{rest}" if rest else "")
+
+
+def _htmldate_day(body: bytes) -> str | None:
+    from htmldate import find_date
+
+    try:
+        return find_date(body, original_date=True, extensive_search=False)
+    except Exception:  # noqa: BLE001
+        return None
 
 
 def _safe_day(value: str) -> str:

@@ -9,8 +9,9 @@ Three measurements, each side by side with the plain library pastcast builds on:
                      (no crawl time: pastcast's ceiling is now), vs htmldate fast/extensive.
   extraction         trafilatura's evaluation set (990 pages, 'with'/'without' snippets),
                      precision/recall/F1 computed as trafilatura's tests/comparison*.py do, for
-                     ``extract_html(fast=True)``, ``extract_html(fast=False)`` and
-                     ``trafilatura.extract`` (default settings), with docs/s.
+                     ``extract_html`` (pastcast's default, fast pass only, full pass always)
+                     and ``trafilatura.extract`` (default settings, and the settings of
+                     trafilatura's own comparison script), with docs/s.
 
 Prints a compact table per measurement and writes everything (including every miss) to
 ``.bench-cache/ingest_accuracy.json``. Run: ``make bench-ingest`` or
@@ -20,6 +21,8 @@ Prints a compact table per measurement and writes everything (including every mi
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import inspect
 import json
 import re
 import sys
@@ -38,7 +41,7 @@ import trafilatura  # noqa: E402
 from htmldate import find_date  # noqa: E402
 
 from pastcast.curate.dating import date_html  # noqa: E402
-from pastcast.curate.extract import decode_html, extract_html  # noqa: E402
+from pastcast.curate.extract import ExtractConfig, decode_html, extract_html  # noqa: E402
 from pastcast.sources.warc import HtmlPage, iter_html_pages  # noqa: E402
 
 OUT = CACHE / "ingest_accuracy.json"
@@ -259,12 +262,25 @@ def calculate_scores(c: Counter) -> dict:
     }
 
 
-def _pastcast_fast(html: str) -> str:
-    return extract_html(html, fast=True)[1]
+def pastcast_extractors() -> dict:
+    """pastcast's extraction settings to compare, whichever API the library has now.
 
-
-def _pastcast_full(html: str) -> str:
-    return extract_html(html, fast=False)[1]
+    Older: ``extract_html(html, fast=...)``. Current: ``extract_html(html, config=...)`` with
+    ``ExtractConfig.full_extraction_below_words`` (trafilatura's fast pass, then its full pass
+    with fallbacks when the fast pass finds fewer words): 0 means fast only, a huge value
+    means the full pass on every page (after the fast one).
+    """
+    if "fast" in inspect.signature(extract_html).parameters:
+        return {"pastcast fast=True": lambda html: extract_html(html, fast=True)[1],
+                "pastcast fast=False": lambda html: extract_html(html, fast=False)[1]}
+    found = {"pastcast default": lambda html: extract_html(html)[1]}
+    if "full_extraction_below_words" in {f.name for f in dataclasses.fields(ExtractConfig)}:
+        default = ExtractConfig().full_extraction_below_words
+        found = {f"pastcast default (full pass < {default} words)": found["pastcast default"]}
+        fast, full = (ExtractConfig(full_extraction_below_words=n) for n in (0, 10 ** 9))
+        found["pastcast fast pass only"] = lambda html: extract_html(html, config=fast)[1]
+        found["pastcast full pass always"] = lambda html: extract_html(html, config=full)[1]
+    return found
 
 
 def _trafilatura_default(html: str) -> str | None:
@@ -273,13 +289,11 @@ def _trafilatura_default(html: str) -> str | None:
 
 def _trafilatura_comparison(html: str) -> str | None:
     # run_trafilatura of trafilatura's tests/comparison_small.py
-    return trafilatura.extract(html, no_fallback=True, include_comments=False,
+    return trafilatura.extract(html, fast=True, include_comments=False,
                                include_tables=True, include_formatting=False)
 
 
-EXTRACTORS = {
-    "pastcast fast=True": _pastcast_fast,
-    "pastcast fast=False": _pastcast_full,
+TRAFILATURA_EXTRACTORS = {
     "trafilatura.extract default": _trafilatura_default,
     "trafilatura comparison-script": _trafilatura_comparison,
 }
@@ -296,7 +310,8 @@ def bench_extraction() -> dict:
     pages = [decode_html(read_page_bytes(trafilatura_page_path(it["file"])), {})
              for it in items]
     results, outputs = {}, {}
-    for name, run in EXTRACTORS.items():
+    extractors = {**pastcast_extractors(), **TRAFILATURA_EXTRACTORS}
+    for name, run in extractors.items():
         counts, strict, timer = Counter(), Counter(), Timer()
         skipped, errors, texts = [], [], []
         for item, html in zip(items, pages):
@@ -324,14 +339,15 @@ def bench_extraction() -> dict:
             "seconds": round(timer.seconds, 2),
             "docs_per_s": round(len(items) / timer.seconds, 1),
         }
+    ours = next(iter(outputs))  # pastcast's default (or fast) setting
     return {"documents": len(items), "extractors": results,
-            "pastcast_fast_worse_than_trafilatura": _worse_pages(
-                urls, items, outputs["pastcast fast=True"],
-                outputs["trafilatura comparison-script"])}
+            "worse_than_trafilatura": {"pastcast": ours, "trafilatura": "comparison-script",
+                                       "pages": _worse_pages(urls, items, outputs[ours],
+                                                             outputs["trafilatura comparison-script"])}}
 
 
 def _worse_pages(urls, items, ours, theirs, limit: int = 40) -> list[dict]:
-    """Pages where pastcast (fast) misses snippets or keeps boilerplate that trafilatura
+    """Pages where pastcast misses snippets or keeps boilerplate that trafilatura
     (its comparison-script settings) gets right: the places to look at first."""
     worse = []
     for url, item, a, b in zip(urls, items, ours, theirs):

@@ -13,10 +13,12 @@ The reference is too slow for the whole file within the time budget, so both run
 same fixed prefix of the file (its first ``--prefix`` records, an exact record boundary cut
 from the builder's offsets) and the ratio is computed there; pastcast also runs on the whole
 file. Every measured command runs under its own fresh runner process, which polls the
-process tree's memory (sum of RSS and of PSS over the command and all its workers, every
-50 ms) and reads ``getrusage(RUSAGE_CHILDREN).ru_maxrss`` once the command is done: that
-is the largest single process, not the tree total (a worker pool's total is the polled
-figure), and using a fresh runner per command keeps one command's maximum out of the next.
+command's process tree every 100 ms (sum of RSS and of PSS over the command and all its
+workers; each process's own peak RSS) and reads ``getrusage(RUSAGE_CHILDREN).ru_maxrss``
+once the command is done. ru_maxrss is the largest single *waited-for* descendant only: the
+pastcast workers live under multiprocessing's forkserver and are not in it, so the polled
+figures are the ones to read (the tree PSS counts pages shared by forked processes once).
+A fresh runner per command keeps one command's maxima out of the next.
 
 Prints records/s, articles/s, the ratio and peak memory; writes
 ``.bench-cache/ingest_speed.json``. Run: ``make bench-ingest`` or
@@ -112,6 +114,17 @@ def _tree(root: int) -> list[int]:
     return found
 
 
+def _role(pid: int) -> str:
+    """A short name for a process: its command line, shortened."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            args = [a.decode("utf-8", "replace") for a in fh.read().split(b"\0") if a]
+    except OSError:
+        return "?"
+    return " ".join(Path(args[0]).name if i == 0 else a[:40]
+                    for i, a in enumerate(args[:4]))
+
+
 def _memory_kib(pid: int) -> tuple[int, int]:
     """(RSS, PSS) of one process in KiB, (0, 0) when it is gone."""
     try:
@@ -125,6 +138,7 @@ def _memory_kib(pid: int) -> tuple[int, int]:
 def run_measured(cmd: list[str]) -> dict:
     """Runner side: run cmd as our only child, poll its tree's memory, report the peaks."""
     peaks = {"rss": 0, "pss": 0, "processes": 0}
+    per_process: dict[int, list] = {}  # pid -> [role, peak RSS KiB]
     started = time.perf_counter()
     child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     done = threading.Event()
@@ -133,10 +147,14 @@ def run_measured(cmd: list[str]) -> dict:
         while not done.is_set():
             pids = _tree(child.pid)
             mem = [_memory_kib(p) for p in pids]
+            for pid, (rss, _) in zip(pids, mem):
+                if pid not in per_process:
+                    per_process[pid] = [_role(pid), 0]
+                per_process[pid][1] = max(per_process[pid][1], rss)
             peaks["rss"] = max(peaks["rss"], sum(m[0] for m in mem))
             peaks["pss"] = max(peaks["pss"], sum(m[1] for m in mem))
             peaks["processes"] = max(peaks["processes"], sum(1 for m in mem if m[0]))
-            done.wait(0.05)
+            done.wait(0.1)
 
     poller = threading.Thread(target=poll, daemon=True)
     poller.start()
@@ -153,6 +171,9 @@ def run_measured(cmd: list[str]) -> dict:
         "tree_peak_rss_mib": round(peaks["rss"] / 1024, 1),
         "tree_peak_pss_mib": round(peaks["pss"] / 1024, 1),
         "tree_max_processes": peaks["processes"],
+        "per_process_peak_rss_mib": sorted(([role, round(kib / 1024, 1)]
+                                            for role, kib in per_process.values() if kib),
+                                           key=lambda x: -x[1]),
         "output_tail": output[-1500:],
     }
 
@@ -284,9 +305,10 @@ def _print(report: dict) -> None:
         rows.append([label, f"{run['wall_seconds']:.1f}", f"{run['records_per_s']:.1f}",
                      run["articles"], f"{run['articles_per_s']:.1f}",
                      f"{run['tree_peak_rss_mib']:.0f}", f"{run['tree_peak_pss_mib']:.0f}",
+                     f"{max((m for _, m in run['per_process_peak_rss_mib']), default=0):.0f}",
                      f"{run['ru_maxrss_mib']:.0f}"])
     print(table(["run", "wall s", "records/s", "articles", "articles/s", "tree RSS MiB",
-                 "tree PSS MiB", "max 1 proc MiB"], rows,
+                 "tree PSS MiB", "largest proc MiB", "ru_maxrss MiB"], rows,
                 f"\ningest speed on {Path(report['file']['path']).name} "
                 f"({report['file']['mb']} MB, {report['file']['records_total']} records)"))
     print(f"ratio pastcast/reference on the same {p['records']} records: "
