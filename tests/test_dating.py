@@ -81,3 +81,11 @@ def test_local_date_is_the_day_the_page_states():
     assert got.local_date.isoformat() == "2026-02-14"  # as published, east of UTC
     headers = {"last-modified": "Fri, 13 Feb 2026 10:00:00 -0000"}
     assert date_page(page(), "https://a.example/x", CRAWL, headers).source == "last_modified"
+
+
+def test_first_of_month_is_kept_when_the_page_writes_it_out():
+    body = "<article><p>Veröffentlicht am 01. November 2025</p>" + "<p>Text hier.</p>" * 5 + "</article>"
+    got = date_page(page(body=body), "https://a.example/news/story", CRAWL)
+    assert got.local_date is not None and got.local_date.isoformat() == "2025-11-01"
+    copyright_only = page(body="<p>Words.</p>" * 5 + "<footer>(c) 2026 Example Media</footer>")
+    assert date_page(copyright_only, "https://a.example/news/story", CRAWL).published_at is None

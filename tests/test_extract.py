@@ -69,3 +69,9 @@ def test_xhtml_with_an_xml_declaration_parses():
             f"<head><title>Council budget</title></head><body><article><p>{LOREM}</p></article></body></html>")
     title, text = extract_html(html)
     assert title == "Council budget" and "road repairs" in text
+
+
+def test_control_characters_and_unnormalised_accents_are_cleaned():
+    body = ("<html><body><article><p>Caf\u0065\u0301 \x07opening</p><p>" + LOREM + "</p></article></body></html>").encode()
+    text = decode_html(body, {})
+    assert "Café" in text and "\x07" not in text

@@ -141,17 +141,30 @@ def _htmldate(tree, url: str, ceiling: datetime) -> list[str]:
     return [found] if found else []
 
 
+MONTHS = {  # the 1st of a month written out, in the languages most news is in
+    1: ("January", "Januar", "janvier", "enero", "gennaio"), 2: ("February", "Februar", "février", "febrero", "febbraio"),
+    3: ("March", "März", "mars", "marzo", "marzo"), 4: ("April", "April", "avril", "abril", "aprile"),
+    5: ("May", "Mai", "mai", "mayo", "maggio"), 6: ("June", "Juni", "juin", "junio", "giugno"),
+    7: ("July", "Juli", "juillet", "julio", "luglio"), 8: ("August", "August", "août", "agosto", "agosto"),
+    9: ("September", "September", "septembre", "septiembre", "settembre"),
+    10: ("October", "Oktober", "octobre", "octubre", "ottobre"), 11: ("November", "November", "novembre", "noviembre", "novembre"),
+    12: ("December", "Dezember", "décembre", "diciembre", "dicembre"),
+}
+
+
 def _day_attested(tree, url: str, day: date) -> bool:
-    """Whether the page spells out this exact day, not just its month or year."""
-    month = day.strftime("%B")
-    forms = [day.isoformat(), day.strftime("%Y/%m/%d"), day.strftime("%d.%m.%Y"),
-             day.strftime("%d/%m/%Y"), day.strftime("%m/%d/%Y"), day.strftime("%Y%m%d"),
-             f"1 {month} {day.year}", f"1st {month} {day.year}", f"{month} 1, {day.year}",
-             f"{month} 1st, {day.year}", f"1 {month[:3]} {day.year}", f"{month[:3]} 1, {day.year}"]
+    """Whether the page spells out this exact day (the 1st), not just its month or year."""
+    y = day.year
+    forms = [day.isoformat(), day.strftime("%Y/%m/%d"), day.strftime("%d.%m.%Y"), day.strftime("%d-%m-%Y"),
+             day.strftime("%d/%m/%Y"), day.strftime("%m/%d/%Y"), day.strftime("%Y%m%d"), f"1.{day.month}.{y}"]
+    for name in MONTHS[day.month]:
+        forms += [f"1 {name} {y}", f"01 {name} {y}", f"1st {name} {y}", f"1. {name} {y}", f"01. {name} {y}",
+                  f"{name} 1, {y}", f"{name} 1st, {y}", f"1er {name} {y}", f"1 de {name} de {y}",
+                  f"1 {name[:3]} {y}", f"{name[:3]} 1, {y}"]
     text = " ".join(tree.xpath("//text()")) + " " + url + " " + " ".join(
         v for el in tree.xpath("//*[@content or @datetime]") for v in (el.get("content"), el.get("datetime")) if v)
-    text = " ".join(text.split())
-    return any(form in text for form in forms)
+    text = " ".join(text.split()).lower()
+    return any(form.lower() in text for form in forms)
 
 
 def date_page(tree, url: str, crawled_at: datetime, http_headers: dict[str, str] | None = None,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import unicodedata
 from dataclasses import dataclass
 from datetime import timedelta
 from functools import lru_cache
@@ -39,8 +40,23 @@ class ExtractConfig:
     max_age_days: int = 730  # a page dated this long before its crawl is dropped as implausible
 
 
+CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
 def decode_html(body: bytes, headers: dict[str, str]) -> str:
-    """Bytes to text: the HTTP charset, else the page's <meta> charset, else detection."""
+    """Bytes to text: the HTTP charset, else the page's <meta> charset, else detection.
+
+    Control characters go (lxml stops parsing at some, losing the rest of the page) and the
+    text is NFC-normalised, so "é" is one code point whichever way the page wrote it.
+    """
+    return clean_markup(_decode(body, headers))
+
+
+def clean_markup(html: str) -> str:
+    return unicodedata.normalize("NFC", CONTROL.sub("", html))
+
+
+def _decode(body: bytes, headers: dict[str, str]) -> str:
     for charset in (_header_charset(headers), _meta_charset(body)):
         if charset:
             try:
@@ -142,8 +158,7 @@ def extract_tree(html: str, tree, url: str | None, config: ExtractConfig = Extra
 def extract_html(html: str | bytes, url: str | None = None,
                  config: ExtractConfig = ExtractConfig()) -> tuple[str | None, str]:
     """(title, main text) of an HTML page, for notebooks and benchmarks."""
-    if isinstance(html, bytes):
-        html = decode_html(html, {})
+    html = decode_html(html, {}) if isinstance(html, bytes) else clean_markup(html)
     return extract_tree(html, parse_html(html), url, config)
 
 

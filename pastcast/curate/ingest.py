@@ -148,6 +148,16 @@ def _ingest_file(pool: Executor, in_flight_limit: int, path: Path, target: Path,
     writer.close()
 
 
+def _context():
+    """forkserver: workers start clean (no copy of the caller's threads or Dagster state) and
+    fork from a server that has already imported and warmed up the extraction code."""
+    if os.name != "posix":
+        return mp.get_context("spawn")
+    context = mp.get_context("forkserver")
+    context.set_forkserver_preload(["pastcast.curate.warmup"])
+    return context
+
+
 def ingest_paths(paths: Iterable[str | Path], out: str | Path, **kwargs) -> IngestResult:
     """Ingest local WARC files (see ``ingest_inputs``)."""
     return ingest_inputs([str(p) for p in paths], out, **kwargs)
@@ -187,9 +197,7 @@ def ingest_inputs(inputs: Sequence[str], out: str | Path, workers: int | None = 
             state["files_done"] += 1
         else:
             todo.append(item)
-    # forkserver: workers start clean, without a copy of the caller's threads or state
-    pool: Executor = (_Inline() if workers == 1 else ProcessPoolExecutor(
-        workers, mp_context=mp.get_context("forkserver" if os.name == "posix" else "spawn")))
+    pool: Executor = _Inline() if workers == 1 else ProcessPoolExecutor(workers, mp_context=_context())
     with pool:
         for item, path in iter_local(todo, spool_dir or out / "spool"):
             try:
