@@ -49,18 +49,6 @@ class IngestResult:
     drops_by_reason: dict[str, int] = field(default_factory=dict)
 
 
-def ingest_warc(path: str | Path, config: ExtractConfig = ExtractConfig()
-                ) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """One WARC file to (articles, drops) in memory, in this process; for small files."""
-    articles: list[dict] = []
-    drops: list[Drop] = []
-    for item in iter_html_pages(path):
-        if isinstance(item, HtmlPage):
-            item = page_to_article(item, config)
-        (drops if isinstance(item, Drop) else articles).append(item)
-    return frame(articles, ARTICLES), drops_frame(drops)
-
-
 def part_dir(out: Path, item: Input) -> Path:
     """A file's parts are reused only for the same file and code version: a local file by
     name, size and mtime; a remote one by name (Common Crawl's file names never repeat)."""
@@ -148,7 +136,7 @@ def _ingest_file(pool: Executor, in_flight_limit: int, path: Path, target: Path,
         writer.records += 1
         tick(1, 0)
         if isinstance(item, Drop):
-            writer.add(item)  # read-stage drops keep their place in the file order
+            writer.add(item)  # read-stage drops need no worker
             continue
         batch.append(item)
         if len(batch) >= PAGES_PER_TASK:
