@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -23,6 +24,17 @@ def write_parquet(df: pl.DataFrame, path: str | Path) -> Path:
     tmp = _temp_beside(path)
     try:
         df.write_parquet(tmp, compression="zstd", statistics=True)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return path
+
+
+def copy_file(source: str | Path, path: str | Path) -> Path:
+    path = Path(path)
+    tmp = _temp_beside(path)
+    try:
+        shutil.copyfile(source, tmp)
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)

@@ -22,7 +22,7 @@ from pastcast.curate.dedup import exact_dedup
 from pastcast.curate.extract import ExtractConfig
 from pastcast.curate.ingest import ingest_paths
 from pastcast.drops import counts_by_reason, drops_frame
-from pastcast.io import write_json, write_parquet
+from pastcast.io import copy_file, write_json, write_parquet
 from pastcast.questions.extractive import GenerateConfig, generate_extractive
 from pastcast.questions.markets import market_questions
 from pastcast.questions.validate import validate_questions
@@ -94,10 +94,9 @@ def ingest(files: list[Path], work_dir: Path, config: ExtractConfig = ExtractCon
     """WARC files to ``articles_raw``, in parallel; finished files are skipped on a rerun."""
     result = ingest_paths(files, work_dir / "ingest", workers=workers, config=config,
                           on_progress=on_progress)
-    drops = pl.read_parquet(result.drops_path)
     report = StageReport("ingest", result.records, result.articles, result.drops_by_reason, {
         "articles_raw": str(result.articles_path),
-        "drops": _write_drops(work_dir, "ingest", drops)})
+        "drops": str(copy_file(result.drops_path, work_dir / "drops" / "ingest.parquet"))})
     articles = pl.scan_parquet(result.articles_path)
     report.extra["date_sources"] = dict(
         articles.group_by("date_source").len().sort("date_source").collect().iter_rows())

@@ -226,4 +226,4 @@ def _merge(out: Path, targets: list[Path], result: IngestResult) -> None:
         else:
             write_parquet(empty(schema), dest)
     result.articles = pl.scan_parquet(result.articles_path).select(pl.len()).collect().item()
-    result.drops_by_reason = counts_by_reason(pl.read_parquet(result.drops_path))
+    result.drops_by_reason = counts_by_reason(pl.read_parquet(result.drops_path, columns=["stage", "reason"]))
