@@ -7,7 +7,6 @@ attribute and only copied out for resolved questions.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ import polars as pl
 
 from pastcast.evaluate.index import ArticleIndex, Hit, open_or_build
 from pastcast.evaluate.scoring import InvalidForecast, validate
+from pastcast.snapshot import MANIFEST, read_manifest
 
 ANSWER_FIELDS = ("answer", "answer_aliases")
 
@@ -49,11 +49,6 @@ class LedgerEntry:
     forecast: Mapping[str, float]
 
 
-def read_manifest(snapshot_dir: str | os.PathLike) -> dict:
-    f = Path(snapshot_dir) / "manifest.json"
-    return json.loads(f.read_text()) if f.exists() else {}
-
-
 def _public(row: dict) -> dict:
     return {
         "question_id": row["question_id"],
@@ -79,7 +74,9 @@ class ReplayEnvironment:
         # folder holds the answers. In-process agents could still dig them out (it is Python);
         # the public API simply never offers a way.
         self._snapshot_dir = Path(snapshot_dir)
-        self.manifest = read_manifest(self._snapshot_dir)
+        # a bare folder of tables (tests, hand-made snapshots) may have no manifest
+        has_manifest = (self._snapshot_dir / MANIFEST).is_file()
+        self.manifest = read_manifest(self._snapshot_dir) if has_manifest else {}
         questions = pl.read_parquet(self._snapshot_dir / "questions.parquet").filter(
             pl.col("open_date").is_not_null() & pl.col("resolution_date").is_not_null()
         )
