@@ -26,6 +26,8 @@ import polars as pl
 import tantivy
 from tantivy import FieldType, Occur, Query
 
+from pastcast.snapshot import MANIFEST, read_manifest
+
 INDEX_FORMAT = 1  # bump when the schema or analyzer changes; stale indexes get rebuilt
 META_FILE = "pastcast_index.json"
 TITLE_BOOST = 1.5  # a query term in the headline says more than one in the body
@@ -178,15 +180,10 @@ def _exists(path: Path) -> bool:
 
 def _articles_fingerprint(snapshot_dir: Path) -> str:
     """Identifies the articles table: the manifest's sha256 when present, else size and mtime."""
-    f = snapshot_dir / "articles.parquet"
-    manifest = snapshot_dir / "manifest.json"
-    digest = None
-    if manifest.exists():
-        entry = (json.loads(manifest.read_text()).get("tables") or {})
-        entry = entry.get("articles") if isinstance(entry, dict) else None
-        digest = entry.get("sha256") if isinstance(entry, dict) else None
+    manifest = read_manifest(snapshot_dir) if (snapshot_dir / MANIFEST).is_file() else {}
+    digest = ((manifest.get("tables") or {}).get("articles") or {}).get("sha256")
     if not digest:
-        st = f.stat()
+        st = (snapshot_dir / "articles.parquet").stat()
         digest = f"{st.st_size}:{st.st_mtime_ns}"
     return f"{INDEX_FORMAT}:{digest}"
 
