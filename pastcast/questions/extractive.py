@@ -12,6 +12,7 @@ question (counted as a drop), rather than a vague one.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -231,6 +232,7 @@ def generate_extractive(articles: pl.DataFrame, config: GenerateConfig = Generat
                         ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """(candidate questions, drops) from dated articles; one question per outcome report."""
     articles = articles.sort("published_at", "crawled_at")
+    earlier = _EarlierArticles(articles)
     rows, drops = [], []
     for art in articles.iter_rows(named=True):
         outcome = find_outcome(art["text"] or "")
@@ -245,7 +247,7 @@ def generate_extractive(articles: pl.DataFrame, config: GenerateConfig = Generat
             drops.append(Drop(art["article_id"], "article", STAGE, "short_window",
                               f"{outcome.title} opens {open_date}, resolves {resolution}"))
             continue
-        background = _background(articles, outcome, open_date)
+        background = earlier.background(outcome, open_date)
         # Recurring decisions (a rate set every six weeks) name their month to stay distinct.
         title = outcome.title.replace("{month}", resolution.strftime("%B %Y"))
         rows.append({
@@ -270,15 +272,29 @@ def generate_extractive(articles: pl.DataFrame, config: GenerateConfig = Generat
     return frame(rows, QUESTIONS), drops_frame(drops)
 
 
-def _background(articles: pl.DataFrame, outcome: Outcome, open_date: date) -> str:
-    """Lead sentences of the latest earlier article on the subject that omit the answer."""
-    terms = {t for t in normalise(outcome.subject).split() if len(t) > 2 and t != "the"}
-    earlier = articles.filter(pl.col("published_at").dt.date() <= open_date)
-    for art in reversed(earlier.rows(named=True)):
-        if terms and terms <= set(normalise(f"{art['title']} {art['text']}").split()):
-            lead = [s for s in sentences(art["text"])[:3] if not contains_phrase(s, outcome.answer)]
-            if lead:
-                day = art["published_at"].date().isoformat()
-                return f"As reported on {day}: " + " ".join(lead[:2])
-    return (f"This question is about the {outcome.subject}. "
-            "Forecast the outcome from the news available on each day.")
+class _EarlierArticles:
+    """Background search over the articles, sorted by publication: each article's words are
+    normalised once, not once per question."""
+
+    def __init__(self, articles: pl.DataFrame):
+        self.rows = articles.select("title", "text", "published_at").rows(named=True)
+        self.days = [r["published_at"].date() for r in self.rows]
+        self._words: dict[int, set[str]] = {}
+
+    def words(self, i: int) -> set[str]:
+        if i not in self._words:
+            self._words[i] = set(normalise(f"{self.rows[i]['title']} {self.rows[i]['text']}").split())
+        return self._words[i]
+
+    def background(self, outcome: Outcome, open_date: date) -> str:
+        """Lead sentences of the latest article on the subject published by the question's
+        open date, leaving out any sentence that names the answer."""
+        terms = {t for t in normalise(outcome.subject).split() if len(t) > 2 and t != "the"}
+        for i in reversed(range(bisect_right(self.days, open_date))):
+            if terms and terms <= self.words(i):
+                art = self.rows[i]
+                lead = [s for s in sentences(art["text"])[:3] if not contains_phrase(s, outcome.answer)]
+                if lead:
+                    return f"As reported on {self.days[i].isoformat()}: " + " ".join(lead[:2])
+        return (f"This question is about the {outcome.subject}. "
+                "Forecast the outcome from the news available on each day.")
