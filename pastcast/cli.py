@@ -110,6 +110,10 @@ def ingest(inputs: tuple[str, ...], out_dir: str, workers: int, base_url: str | 
       pastcast ingest https://data.commoncrawl.org/crawl-data/CC-NEWS/2026/03/warc.paths.gz --out out/
     Writes OUT/articles.parquet and OUT/drops.parquet. A rerun skips finished files.
     """
+    if workers != 1:
+        from pastcast.curate.workers import start_early
+
+        start_early()  # warms up while this process imports the rest
     from pastcast.curate.extract import ExtractConfig
     from pastcast.curate.ingest import ingest_inputs
 

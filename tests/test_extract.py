@@ -51,7 +51,7 @@ def test_canonical_url():
 
 
 def test_title_prefers_og_title_without_the_site_name():
-    from pastcast.curate.dating import parse_html
+    from pastcast.curate.htmltree import parse_html
     from pastcast.curate.extract import page_title
 
     tree = parse_html('<html><head><meta property="og:site_name" content="MDR.DE">'

@@ -1,6 +1,7 @@
 """Publication dates from every signal a page offers, bounded above by its crawl time.
 
-Signals are tried from most to least trustworthy; the first plausible one wins and is
+Each signal (JSON-LD, <meta>, <time>, the URL, the date written under the headline, htmldate,
+HTTP Last-Modified) offers its first plausible date; the day most of them agree on wins and is
 recorded with its source and a confidence. WARC-Date is an upper bound on publication, with
 one day of slack: a page in a timezone east of UTC may carry a local date ahead of UTC.
 A page whose only dates are implausible gets no date, never the crawl date.
@@ -13,9 +14,12 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, timezone
+from email.utils import parsedate_to_datetime, parsedate_tz
 
 from htmldate import find_date
-from lxml import html as lxml_html
+
+from pastcast.curate.datelines import headline_dates, labelled_dates, text_dates
+from pastcast.curate.htmltree import parse_html
 
 SLACK = timedelta(days=1)
 MAX_AGE = timedelta(days=730)  # older than this at crawl time: an archive page, not news
@@ -26,6 +30,7 @@ CONFIDENCE = {
     "meta": 0.9,
     "time": 0.8,
     "url": 0.7,
+    "text": 0.65,  # a date written in the visible text under the headline
     "htmldate": 0.6,
     "last_modified": 0.3,
 }
@@ -36,7 +41,13 @@ META_NAMES = {
     "publication_date", "date", "dc.date", "dc.date.issued", "dcterms.created",
     "dcterms.date", "sailthru.date", "parsely-pub-date", "article.published",
     "cxenseparse:recs:publishtime", "citation_publication_date",
+    "cxenseparse:publishtime", "shareaholic:article_published_time",
 }
+# Generic keys: often the page's last edit or print day, not its publication (right on 0.79 of
+# the trafilatura pages that have <meta name="date">, against 0.92 for article:published_time).
+# They vote after every other signal but htmldate (so lose its ties), with less confidence.
+META_GENERIC = {"date", "dc.date", "dcterms.date", "sailthru.date"}
+GENERIC_META_CONFIDENCE = 0.7
 
 URL_DATE = re.compile(
     r"/(?P<y>(?:19|20)\d{2})[/-](?P<m>0?[1-9]|1[0-2])[/-](?P<d>0?[1-9]|[12]\d|3[01])(?:/|[-_.]|$)"
@@ -60,26 +71,103 @@ def parse_datetime(value: str) -> datetime | None:
 
 
 def parse_local(value: str) -> datetime | None:
-    """ISO 8601 date or datetime, aware, in the offset it was written with (naive: UTC)."""
-    value = value.strip()
+    """ISO 8601 (or RFC 2822) date or datetime, aware, in the offset it was written with
+    (naive: UTC)."""
+    stated = _parse_stated(value)
+    return stated[0] if stated else None
+
+
+# How a machine-readable date was written, which says what its calendar day means:
+DAY, NAIVE, UTC, OFFSET = "day", "naive", "utc", "offset"  # date only / no offset / UTC / an offset
+
+ISO_LOOSE = re.compile(  # "2022-5-5 22:17:36", "2021-11-04T23:00Z", "2019-10-19 00:04 +0200"
+    r"(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ]\s*(\d{1,2}):(\d{2})(?::(\d{2}))?(?:[.,]\d+)?)?"
+    r"\s*(Z|UTC|GMT|[+-]\d{2}(?::?\d{2})?)?$", re.I)
+
+
+def _parse_stated(value: str | None) -> tuple[datetime, str] | None:
+    """A machine-readable date and how it was written (``DAY``, ``NAIVE``, ``UTC``, ``OFFSET``).
+
+    ISO 8601 first, then looser ISO-like forms and RFC 2822 ("Sat, 19 Oct 2019 00:04:00 +0200",
+    common in <meta> and JSON-LD). Naive and date-only values are returned as UTC.
+    """
+    value = (value or "").strip()
     if not value:
         return None
-    value = value.replace("Z", "+00:00").replace("z", "+00:00")
+    iso = value.replace("Z", "+00:00").replace("z", "+00:00")
     # "+0100" offsets are common in the wild; fromisoformat wants "+01:00" on 3.11
-    value = re.sub(r"([+-]\d{2})(\d{2})$", r"\1:\2", value)
+    iso = re.sub(r"([+-]\d{2})(\d{2})$", r"\1:\2", iso)
     try:
-        dt = datetime.fromisoformat(value)
+        return _stated(datetime.fromisoformat(iso), len(value) <= 10)
     except ValueError:
+        pass
+    match = ISO_LOOSE.match(value)
+    if match:
+        y, m, d, hh, mm, ss, tz = match.groups()
         try:
-            dt = datetime.combine(date.fromisoformat(value[:10]), time())
+            dt = datetime(int(y), int(m), int(d), int(hh or 0), int(mm or 0), int(ss or 0))
         except ValueError:
             return None
+        if tz:
+            tz = tz.upper()
+            if tz in ("Z", "UTC", "GMT"):
+                dt = dt.replace(tzinfo=timezone.utc)
+            else:
+                sign = -1 if tz[0] == "-" else 1
+                digits = tz[1:].replace(":", "").ljust(4, "0")
+                dt = dt.replace(tzinfo=timezone(sign * timedelta(hours=int(digits[:2]),
+                                                                 minutes=int(digits[2:]))))
+        return _stated(dt, hh is None)
+    if value[:1].isalpha() or value[:2].strip().isdigit():
+        parts = parsedate_tz(value)
+        if parts and parts[0] >= 1900:
+            try:
+                dt = parsedate_to_datetime(value)
+            except (TypeError, ValueError):
+                dt = None
+            if dt is not None:
+                # RFC 2822 "-0000" and no zone at all both come back naive
+                return _stated(dt, False)
+    try:
+        return datetime.combine(date.fromisoformat(value[:10]), time(), timezone.utc), DAY
+    except ValueError:
+        return None
+
+
+def _stated(dt: datetime, date_only: bool) -> tuple[datetime, str]:
     if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=timezone.utc)
-    return dt
+        return dt.replace(tzinfo=timezone.utc), DAY if date_only else NAIVE
+    if dt.utcoffset():
+        return dt, OFFSET
+    # Midnight UTC is how date-only values are usually stored: it states a day, not an instant.
+    return dt, DAY if dt.time() == time() else UTC
 
 
-def _jsonld_dates(tree) -> list[str]:
+class _Elements:
+    """The elements dating reads, found in one pass over the page (each XPath search is a pass
+    over the whole tree, and large pages have tens of thousands of nodes)."""
+
+    def __init__(self, tree):
+        self.tree = tree
+        self.jsonld, self.meta, self.times, self.headings = [], [], [], []
+        self.title = ""
+        for el in tree.iter("script", "meta", "time", "h1", "h2", "h3", "title"):
+            tag = el.tag
+            if tag == "meta":
+                if el.get("content") is not None:
+                    self.meta.append(el)
+            elif tag == "time":
+                self.times.append(el)
+            elif tag == "script":
+                if el.get("type") == "application/ld+json":
+                    self.jsonld.append(el)
+            elif tag == "title":
+                self.title = self.title or el.text_content()
+            else:
+                self.headings.append(el)
+
+
+def _jsonld_dates(page: _Elements) -> list[str]:
     found: list[str] = []
 
     def walk(node):
@@ -94,7 +182,7 @@ def _jsonld_dates(tree) -> list[str]:
             for child in node:
                 walk(child)
 
-    for script in tree.xpath('//script[@type="application/ld+json"]'):
+    for script in page.jsonld:
         try:
             walk(json.loads(script.text_content() or ""))
         except (json.JSONDecodeError, RecursionError):
@@ -102,22 +190,26 @@ def _jsonld_dates(tree) -> list[str]:
     return found
 
 
-def _meta_dates(tree) -> list[str]:
+def _meta_dates(page: _Elements, generic: bool = False) -> list[str]:
+    """<meta> publication dates in page order: those named for publication, or (``generic``)
+    the generic ones."""
     found = []
-    for meta in tree.xpath("//meta[@content]"):
+    for meta in page.meta:
         key = (meta.get("property") or meta.get("name") or meta.get("itemprop") or "").lower()
-        if key in META_NAMES:
+        if key in META_NAMES and (key in META_GENERIC) == generic:
             found.append(meta.get("content"))
     return found
 
 
-def _time_dates(tree) -> list[str]:
-    times = tree.xpath("//time[@datetime]")
-    # A <time> marked as the publication time beats the first one on the page.
-    times.sort(key=lambda t: not (t.get("pubdate") is not None
-                                  or "publish" in (t.get("class") or "").lower()
-                                  or t.get("itemprop") == "datePublished"))
-    return [t.get("datetime") for t in times]
+def _time_dates(page: _Elements) -> list[str]:
+    # A <time> marked as the publication time beats the first one on the page; one that only
+    # writes its date for readers ("29.04.2020, 12:01 Uhr") comes after those with a datetime;
+    # one marked as the modification time (itemprop="dateModified") is no candidate.
+    times = sorted((t for t in page.times if t.get("itemprop") != "dateModified"), key=lambda t: (
+        not (t.get("pubdate") is not None or "publish" in (t.get("class") or "").lower()
+             or t.get("itemprop") == "datePublished"),
+        not t.get("datetime")))
+    return [t.get("datetime") or t.text_content() for t in times]
 
 
 def _url_dates(url: str) -> list[str]:
@@ -141,30 +233,21 @@ def _htmldate(tree, url: str, ceiling: datetime) -> list[str]:
     return [found] if found else []
 
 
-MONTHS = {  # the 1st of a month written out, in the languages most news is in
-    1: ("January", "Januar", "janvier", "enero", "gennaio"), 2: ("February", "Februar", "février", "febrero", "febbraio"),
-    3: ("March", "März", "mars", "marzo", "marzo"), 4: ("April", "April", "avril", "abril", "aprile"),
-    5: ("May", "Mai", "mai", "mayo", "maggio"), 6: ("June", "Juni", "juin", "junio", "giugno"),
-    7: ("July", "Juli", "juillet", "julio", "luglio"), 8: ("August", "August", "août", "agosto", "agosto"),
-    9: ("September", "September", "septembre", "septiembre", "settembre"),
-    10: ("October", "Oktober", "octobre", "octubre", "ottobre"), 11: ("November", "November", "novembre", "noviembre", "novembre"),
-    12: ("December", "Dezember", "décembre", "diciembre", "dicembre"),
-}
-
-
 def _day_attested(tree, url: str, day: date) -> bool:
-    """Whether the page spells out this exact day (the 1st), not just its month or year."""
-    y = day.year
-    forms = [day.isoformat(), day.strftime("%Y/%m/%d"), day.strftime("%d.%m.%Y"), day.strftime("%d-%m-%Y"),
-             day.strftime("%d/%m/%Y"), day.strftime("%m/%d/%Y"), day.strftime("%Y%m%d"), f"1.{day.month}.{y}"]
-    for name in MONTHS[day.month]:
-        forms += [f"1 {name} {y}", f"01 {name} {y}", f"1st {name} {y}", f"1. {name} {y}", f"01. {name} {y}",
-                  f"{name} 1, {y}", f"{name} 1st, {y}", f"1er {name} {y}", f"1 de {name} de {y}",
-                  f"1 {name[:3]} {y}", f"{name[:3]} 1, {y}"]
+    """Whether the page writes this exact day (the 1st) anywhere, not just its month or year."""
     text = " ".join(tree.xpath("//text()")) + " " + url + " " + " ".join(
         v for el in tree.xpath("//*[@content or @datetime]") for v in (el.get("content"), el.get("datetime")) if v)
-    text = " ".join(text.split()).lower()
-    return any(form.lower() in text for form in forms)
+    text = " ".join(text.split())
+    if day.strftime("%Y%m%d") in text:
+        return True
+    # every written form has the year: read dates only around its occurrences
+    year = str(day.year)
+    start = text.find(year)
+    while start != -1:
+        if day in text_dates(text[max(0, start - 30):start + 20]):
+            return True
+        start = text.find(year, start + 1)
+    return False
 
 
 def date_page(tree, url: str, crawled_at: datetime, http_headers: dict[str, str] | None = None,
@@ -175,59 +258,96 @@ def date_page(tree, url: str, crawled_at: datetime, http_headers: dict[str, str]
     date; the calendar day most signals agree on wins,
     ties going to the most trusted signal, whose time is kept. Agreement beats trust because
     pages carry stale or templated metadata more often than several signals err alike
-    (measured in bench/ingest_accuracy.py). HTTP Last-Modified only counts when nothing
-    else dates the page. A winning date older than ``max_age`` before the crawl marks an
-    archive page: no date (rather than a weaker, newer signal such as an "updated" time).
+    (measured in bench/ingest_accuracy.py). The costlier readers (a publication label anywhere
+    in the page, htmldate) only run when the signals before them disagree or are missing (they
+    could only agree or lose a tie), and htmldate not at all when JSON-LD or <meta> date the
+    page (it reads them first, so it would mostly repeat them). HTTP Last-Modified only counts
+    when nothing else dates the page. A winning date older than ``max_age`` before the crawl
+    marks an archive page: no date (rather than a weaker, newer signal such as an "updated"
+    time). ``local_date`` is the day in the page's own offset: a time written in UTC takes the
+    day another signal writes for it (see ``_local_day``).
     """
     ceiling, earliest = crawled_at + SLACK, crawled_at - max_age
+    page = _Elements(tree)
     rejected: list[str] = []
-    signals = (
-        ("jsonld", lambda: _jsonld_dates(tree)),
-        ("meta", lambda: _meta_dates(tree)),
-        ("time", lambda: _time_dates(tree)),
-        ("url", lambda: _url_dates(url)),
-        ("htmldate", lambda: _htmldate(tree, url, ceiling)),
-        ("last_modified", lambda: [(http_headers or {}).get("last-modified", "")]),
+    offers: dict[str, tuple[datetime, str]] = {}  # signal -> its first plausible date, trust order
+    signals = (  # (name, source it is recorded as, its candidates)
+        ("jsonld", "jsonld", lambda: _jsonld_dates(page)),
+        ("meta", "meta", lambda: _meta_dates(page)),
+        ("time", "time", lambda: _time_dates(page)),
+        ("url", "url", lambda: _url_dates(url)),
+        # the dateline under the headline, else a date labelled as the publication anywhere in
+        # the page: costlier, so only read when the signals before disagree or are missing
+        ("text", "text", lambda: headline_dates(page) or (
+            labelled_dates(tree) if len({v.date() for v, _ in offers.values()}) != 1 else [])),
+        ("generic_meta", "meta", lambda: _meta_dates(page, generic=True)),
+        ("htmldate", "htmldate", lambda: _htmldate(tree, url, ceiling)),
+        ("last_modified", "last_modified", lambda: [(http_headers or {}).get("last-modified", "")]),
     )
-    offers: dict[str, datetime] = {}  # source -> its first plausible date, in trust order
-    for source, candidates in signals:
-        if source == "htmldate" and len({v.date() for v in offers.values()}) == 1:
-            break  # htmldate could only agree or lose a tie: skip its cost (same result)
-        if source == "last_modified" and offers:
+    for name, source, candidates in signals:
+        if name == "htmldate" and (len({v.date() for v, _ in offers.values()}) == 1
+                                   or offers.keys() & {"jsonld", "meta", "generic_meta"}):
+            continue  # it could only agree or lose a tie, or echo JSON-LD and <meta>: skip its cost
+        if name == "last_modified" and offers:
             break
         for raw in candidates():
-            value = _parse_any(raw, source)
-            if value is None:
+            stated = _parse_any(raw, source)
+            if stated is None:
                 continue
-            if value <= ceiling:
-                offers[source] = value
+            if stated[0] <= ceiling:
+                offers[name] = stated
                 break
             rejected.append(f"{source}:{raw}")
     if not offers:
         return PageDate(None, None, 0.0, tuple(rejected))
-    votes = Counter(value.date() for value in offers.values())
+    votes = Counter(value.date() for value, _ in offers.values())
     day = max(votes, key=lambda d: votes[d])  # Counter keeps first-seen order: trust breaks ties
-    source = next(s for s, value in offers.items() if value.date() == day)
-    value = offers[source]
+    name = next(n for n, (value, _) in offers.items() if value.date() == day)
+    source = next(s for n, s, _ in signals if n == name)
+    value, kind = offers[name]
     if value < earliest:
         return PageDate(None, None, 0.0, (*rejected, f"too_old:{source}:{value.isoformat()}"))
-    confidence = min(0.99, CONFIDENCE[source] + 0.05 * (votes[day] - 1))
+    base = GENERIC_META_CONFIDENCE if name == "generic_meta" else CONFIDENCE[source]
+    confidence = min(0.99, base + 0.05 * (votes[day] - 1))
     return PageDate(value.astimezone(timezone.utc), source, round(confidence, 2), tuple(rejected),
-                    value.date())
+                    _local_day(value, kind, offers))
 
 
-def _parse_any(raw: str, source: str) -> datetime | None:
+def _local_day(value: datetime, kind: str, offers: dict[str, tuple[datetime, str]]) -> date:
+    """The calendar day of the winning date as the page states it.
+
+    A time written in UTC ("2020-02-25T02:25:54Z") fixes the instant but not the page's own day.
+    When another signal writes the same instant with an offset, that offset is the page's; else
+    when another signal writes a day (URL, a date under the headline, a date-only value) that
+    the instant falls on somewhere between UTC-12 and UTC+14, that is the page's day.
+    """
+    if kind != UTC:
+        return value.date()
+    for other, other_kind in offers.values():
+        if other_kind == OFFSET and abs(other - value) <= timedelta(minutes=2):
+            return other.date()
+    days = [other.date() for other, other_kind in offers.values() if other_kind == DAY]
+    if value.date() in days:
+        return value.date()
+    earliest, latest = (value - timedelta(hours=12)).date(), (value + timedelta(hours=14)).date()
+    return next((d for d in days if earliest <= d <= latest), value.date())
+
+
+def _parse_any(raw, source: str) -> tuple[datetime, str] | None:
     if not raw:
         return None
     if source == "last_modified":
-        from email.utils import parsedate_to_datetime
-
         try:
             value = parsedate_to_datetime(raw)
         except (TypeError, ValueError):
             return None
-        return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
-    return parse_local(raw)
+        return _stated(value, False)
+    stated = _parse_stated(raw)
+    if stated is None and source == "time":  # <time>3 de mayo de 2022</time>
+        days = text_dates(raw)
+        if days:
+            return datetime.combine(days[0], time(), timezone.utc), DAY
+    return stated
 
 
 def date_html(html: str | bytes, url: str, crawled_at: datetime | None = None,
@@ -238,13 +358,3 @@ def date_html(html: str | bytes, url: str, crawled_at: datetime | None = None,
         crawled_at, max_age = datetime.now(timezone.utc), max_age or timedelta(days=36_500)
     return date_page(parse_html(html), url, crawled_at, http_headers, max_age or MAX_AGE)
 
-
-XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>", re.I)
-
-
-def parse_html(body: str | bytes):
-    """An lxml tree of a page, shared by the dating and extraction steps."""
-    if isinstance(body, str):
-        # lxml refuses text that still declares a byte encoding (XHTML pages); it is decoded.
-        body = XML_DECLARATION.sub("", body, count=1)
-    return lxml_html.document_fromstring(body)

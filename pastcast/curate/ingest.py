@@ -12,7 +12,6 @@ skip on the next run (an interrupted run resumes). The parts are then merged, st
 from __future__ import annotations
 
 import ctypes
-import multiprocessing as mp
 import os
 import shutil
 import time
@@ -26,6 +25,7 @@ import polars as pl
 
 import pastcast
 from pastcast.curate.extract import ExtractConfig, page_to_article
+from pastcast.curate.workers import context
 from pastcast.drops import Drop, counts_by_reason, drops_frame
 from pastcast.io import write_parquet
 from pastcast.schemas import ARTICLES, DROPS, empty, frame
@@ -34,6 +34,9 @@ from pastcast.sources.warc import HtmlPage, iter_html_pages
 
 PART_ROWS = 2_000  # articles per Parquet part
 PAGES_PER_TASK = 16  # pages sent to a worker at once: amortises pickling, keeps order cheap
+# Batches queued per worker. Results are collected in order, so one slow batch at the head must
+# not leave the other workers idle: a few MB of queued pages keeps them busy.
+IN_FLIGHT_PER_WORKER = 8
 DONE = "_SUCCESS"
 
 
@@ -147,16 +150,6 @@ def _ingest_file(pool: Executor, in_flight_limit: int, path: Path, target: Path,
     writer.close()
 
 
-def _context():
-    """forkserver: workers start clean (no copy of the caller's threads or Dagster state) and
-    fork from a server that has already imported and warmed up the extraction code."""
-    if os.name != "posix":
-        return mp.get_context("spawn")
-    context = mp.get_context("forkserver")
-    context.set_forkserver_preload(["pastcast.curate.warmup"])
-    return context
-
-
 def ingest_paths(paths: Iterable[str | Path], out: str | Path, **kwargs) -> IngestResult:
     """Ingest local WARC files (see ``ingest_inputs``)."""
     return ingest_inputs([str(p) for p in paths], out, **kwargs)
@@ -196,11 +189,11 @@ def ingest_inputs(inputs: Sequence[str], out: str | Path, workers: int | None = 
             state["files_done"] += 1
         else:
             todo.append(item)
-    pool: Executor = _Inline() if workers == 1 else ProcessPoolExecutor(workers, mp_context=_context())
+    pool: Executor = _Inline() if workers == 1 else ProcessPoolExecutor(workers, mp_context=context())
     with pool:
         for item, path in iter_local(todo, spool_dir or out / "spool"):
             try:
-                _ingest_file(pool, 2 * workers, path, part_dir(out, item), config, tick)
+                _ingest_file(pool, IN_FLIGHT_PER_WORKER * workers, path, part_dir(out, item), config, tick)
             except Exception as exc:
                 raise RuntimeError(f"ingesting {item.source} failed: {type(exc).__name__}: {exc}") from exc
             release(path, item)
