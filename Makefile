@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 
-.PHONY: venv demo test dev corpus clean bench-ingest
+.PHONY: venv demo test dev corpus clean bench-ingest bench-dedup
 
 venv: $(STAMP)
 
@@ -32,6 +32,18 @@ corpus: venv
 bench-ingest: venv
 	$(BIN)/python bench/ingest_accuracy.py
 	$(BIN)/python bench/ingest_speed.py
+
+# Dedup benchmarks (see bench/README.md): labelled near-duplicates from the real pages in
+# ../shared/data, then speed vs datasketch (the `bench` extra) and the incremental index
+BENCH_STAMP := $(VENV)/.installed-bench
+
+$(BENCH_STAMP): $(STAMP) pyproject.toml
+	$(BIN)/pip install --quiet -e '.[test,bench]'
+	touch $(BENCH_STAMP)
+
+bench-dedup: venv $(BENCH_STAMP)
+	$(BIN)/python bench/dedup_labelled.py
+	$(BIN)/python bench/dedup_speed.py
 
 clean:
 	rm -rf snapshots runs data .dagster

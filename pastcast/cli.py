@@ -135,6 +135,56 @@ def ingest(inputs: tuple[str, ...], out_dir: str, workers: int, base_url: str | 
               f"articles: {result.articles_path}\ndrops:    {result.drops_path}")
 
 
+@main.command()
+@click.argument("inputs", nargs=-1, required=True)
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
+              help="Output folder: articles.parquet (kept) and drops.parquet (removed copies).")
+@click.option("--state", "state_dir", default=None, type=click.Path(file_okay=False),
+              help="Folder of the persistent index: later runs deduplicate against everything "
+                   "it holds (incremental). Without it, the inputs are only compared with each other.")
+@click.option("--jaccard", default=0.8, show_default=True,
+              help="Near copies: estimated Jaccard similarity of 5-word shingles at least this ...")
+@click.option("--containment", default=0.8, show_default=True,
+              help="... or this share of the shorter text's shingles in the longer one.")
+@click.option("--num-perm", default=128, show_default=True, help="MinHash permutations.")
+@click.option("--bands", default=32, show_default=True, help="LSH bands (num-perm / bands rows each).")
+@click.option("--shingle-words", default=5, show_default=True, help="Words per shingle.")
+def dedup(inputs: tuple[str, ...], out_dir: str, state_dir: str | None, jaccard: float,
+          containment: float, num_perm: int, bands: int, shingle_words: int) -> None:
+    """Remove duplicate articles: same URL, same text, near copies; the earliest copy stays.
+
+    \b
+    INPUT is a folder written by `pastcast ingest` (its articles.parquet) or a Parquet file.
+    Writes OUT/articles.parquet (kept, with dup_cluster, dup_count, dup_domains) and
+    OUT/drops.parquet (every removed copy: kept=<article_id> cluster=<id> in its detail), e.g.
+      pastcast dedup ingest/2026-03-01 --out dedup/2026-03-01 --state dedup/index
+    """
+    from pastcast.curate.dedup import DedupConfig
+    from pastcast.curate.dedup_files import dedup_files
+    from pastcast.curate.minhash import MinHashConfig
+
+    try:
+        config = DedupConfig(minhash=MinHashConfig(num_perm=num_perm, bands=bands, shingle_words=shingle_words),
+                             jaccard=jaccard, containment=containment)
+        with _progress() as bar:
+            task = bar.add_task("deduplicating", total=None)
+
+            def update(p: dict) -> None:
+                bar.update(task, completed=p["articles"], total=p["total"],
+                           description=f"{p['articles']:,} articles, {p['kept']:,} kept")
+
+            run = dedup_files(list(inputs), out_dir, state_dir, config, on_progress=update)
+    except (FileNotFoundError, ValueError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    table = Table("drop reason", "count", title="removed copies, by reason")
+    for reason, n in sorted(run.counts.by_reason.items(), key=lambda kv: -kv[1]):
+        table.add_row(reason, f"{n:,}")
+    out.print(table)
+    index = f"; index: {run.indexed_before:,} -> {run.indexed_after:,} articles" if state_dir else ""
+    out.print(f"{run.counts.articles:,} articles in, {run.counts.kept:,} kept in {run.seconds:.1f} s{index}\n"
+              f"articles: {run.articles_path}\ndrops:    {run.drops_path}")
+
+
 @main.group()
 def snapshot() -> None:
     """List, show and verify snapshot versions."""

@@ -18,7 +18,7 @@ from pathlib import Path
 import polars as pl
 
 
-from pastcast.curate.dedup import exact_dedup
+from pastcast.curate.dedup import deduplicate
 from pastcast.curate.extract import ExtractConfig
 from pastcast.curate.ingest import ingest_paths
 from pastcast.drops import counts_by_reason, drops_frame
@@ -106,10 +106,15 @@ def ingest(files: list[Path], work_dir: Path, config: ExtractConfig = ExtractCon
 
 
 def dedup(work_dir: Path) -> StageReport:
+    """URL, exact and near-duplicate removal over the whole build (a full rebuild needs no
+    persistent index; ``pastcast dedup --state`` is the incremental form)."""
     raw = _table(work_dir / "ingest", "articles", ARTICLES)
-    kept, drops = exact_dedup(raw)
+    kept, drops = deduplicate(raw)
+    copies = kept.filter(pl.col("dup_count") > 1)
     return StageReport("dedup", raw.height, kept.height, counts_by_reason(drops), {
-        "articles": _write(work_dir, "articles", kept), "drops": _write_drops(work_dir, "dedup", drops)}).save(work_dir)
+        "articles": _write(work_dir, "articles", kept), "drops": _write_drops(work_dir, "dedup", drops)},
+        {"stories_with_copies": copies.height,
+         "largest_cluster": int(kept["dup_count"].max() or 0) if kept.height else 0}).save(work_dir)
 
 
 def import_markets(files: list[Path], work_dir: Path) -> StageReport:

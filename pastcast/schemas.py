@@ -28,8 +28,10 @@ ARTICLES = {
     "warc_file": pl.String,
     "warc_record_id": pl.String,
     "content_hash": pl.String,  # sha1 of the normalised text
-    "dup_cluster": pl.String,  # article_id of the kept copy of its duplicate cluster
+    "dup_cluster": pl.String,  # id of its duplicate cluster (the first kept copy's article_id)
     "word_count": pl.Int64,
+    "dup_count": pl.Int64,  # copies in its cluster, itself included (set by dedup)
+    "dup_domains": pl.List(pl.String),  # the domains that carried the story (set by dedup)
 }
 
 DROPS = {
@@ -112,6 +114,12 @@ def frame(rows: Iterable[Mapping], schema: Mapping[str, pl.DataType]) -> pl.Data
     if not rows:
         return empty(schema)
     return pl.DataFrame(rows, schema=dict(schema), strict=False).select(list(schema))
+
+
+def complete(df: pl.DataFrame, schema: Mapping[str, pl.DataType]) -> pl.DataFrame:
+    """``df`` with exactly ``schema``'s columns, in order: missing ones null, others cast."""
+    return df.select([pl.col(c).cast(t) if c in df.columns else pl.lit(None, dtype=t).alias(c)
+                      for c, t in schema.items()])
 
 
 def conform(df: pl.DataFrame, schema: Mapping[str, pl.DataType], table: str) -> pl.DataFrame:

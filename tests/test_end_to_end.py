@@ -52,7 +52,7 @@ def test_snapshot_is_complete_and_matches_its_manifest(built):
     reasons = set(manifest["drops_by_reason"])
     # the sample exercises each of these on purpose
     for expected in ("read/not_html", "read/http_status", "dedup/exact_duplicate",
-                     "validate/duplicate_question", "social/deleted_body"):
+                     "dedup/near_duplicate", "social/deleted_body"):
         assert expected in reasons, expected
     assert {"ingest", "dedup", "markets", "social", "generate", "validate"} <= set(manifest["stage_counts"])
 

@@ -1,0 +1,92 @@
+"""``pastcast dedup``: article Parquet in (as ``pastcast ingest`` writes it), kept articles and
+drops out, optionally against a persistent index for incremental runs.
+
+Articles stream through in chunks, each written as a part as soon as it is deduplicated, so
+memory stays flat. The index is committed only after both outputs are in place: an
+interrupted run leaves the index as it was and the next run starts over.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import polars as pl
+
+from pastcast.curate.dedup import DedupConfig, DedupCounts, dedup_chunk
+from pastcast.curate.dedup_index import DedupIndex
+from pastcast.io import write_parquet
+from pastcast.schemas import ARTICLES, DROPS, empty
+
+
+@dataclass
+class DedupRun:
+    articles_path: Path
+    drops_path: Path
+    counts: DedupCounts = field(default_factory=DedupCounts)
+    indexed_before: int = 0
+    indexed_after: int = 0
+    seconds: float = 0.0
+
+
+def article_files(inputs: Sequence[str | Path]) -> list[Path]:
+    """Each input is a folder written by ``pastcast ingest`` (its articles.parquet) or a
+    Parquet file of articles."""
+    found = []
+    for item in inputs:
+        path = Path(item)
+        if path.is_dir():
+            path = path / "articles.parquet"
+        if not path.is_file():
+            raise FileNotFoundError(f"{item}: no articles Parquet file here (expected a folder "
+                                    "written by `pastcast ingest`, or a .parquet file)")
+        found.append(path)
+    return found
+
+
+def dedup_files(inputs: Sequence[str | Path], out: str | Path, state: str | Path | None = None,
+                config: DedupConfig = DedupConfig(),
+                on_progress: Callable[[dict], None] | None = None) -> DedupRun:
+    started = time.monotonic()
+    out = Path(out)
+    files = article_files(inputs)
+    parts = out / ".dedup-parts"
+    shutil.rmtree(parts, ignore_errors=True)  # what an interrupted run left
+    parts.mkdir(parents=True)
+    run = DedupRun(out / "articles.parquet", out / "drops.parquet")
+    articles = pl.scan_parquet([str(f) for f in files], missing_columns="insert",
+                               extra_columns="ignore")
+    total = articles.select(pl.len()).collect().item()
+    index = DedupIndex(state, config.minhash)
+    try:
+        run.indexed_before = index.count()
+        for n, chunk in enumerate(articles.collect_batches(chunk_size=config.chunk_size)):
+            kept, drops = dedup_chunk(chunk, index, config)
+            write_parquet(kept, parts / f"articles-{n:05d}.parquet")
+            write_parquet(drops, parts / f"drops-{n:05d}.parquet")
+            run.counts.add(drops, kept.height, chunk.height)
+            if on_progress:
+                on_progress({"articles": run.counts.articles, "total": total, "kept": run.counts.kept,
+                             "seconds": time.monotonic() - started})
+        for name, schema, dest in (("articles", ARTICLES, run.articles_path), ("drops", DROPS, run.drops_path)):
+            _merge(sorted(parts.glob(f"{name}-*.parquet")), schema, dest)
+        index.commit()  # last: the outputs exist, so the index may now include this run
+        run.indexed_after = index.count()
+    finally:
+        index.close()
+        shutil.rmtree(parts, ignore_errors=True)
+    run.seconds = time.monotonic() - started
+    return run
+
+
+def _merge(parts: list[Path], schema, dest: Path) -> None:
+    tmp = dest.with_name(f".{dest.name}.tmp")
+    if parts:
+        pl.scan_parquet([str(p) for p in parts]).sink_parquet(tmp, compression="zstd")
+        os.replace(tmp, dest)
+    else:
+        write_parquet(empty(schema), dest)
