@@ -159,3 +159,10 @@ def test_texts_without_words_are_not_near_copies_of_each_other():
     articles = frame([row(1, "", 1), row(2, "", 2), row(3, "!!!", 3)], ARTICLES)
     kept, drops = deduplicate(articles)
     assert kept.height == 3 and drops.height == 0
+
+
+def test_signatures_do_not_depend_on_how_texts_are_batched():
+    texts = [story(60 + i, 80) for i in range(50)]
+    whole, sizes = signatures(texts, batch=1_000)
+    batched, batched_sizes = signatures(texts, batch=7)  # several batches, in threads
+    assert np.array_equal(whole, batched) and np.array_equal(sizes, batched_sizes)

@@ -83,6 +83,7 @@ class DedupIndex:
         # lookups and inserts land on random B-tree pages: a bigger page cache (64 MiB) keeps
         # the cost of a day from growing with the index; probes stay in memory
         self.db.execute("PRAGMA cache_size=-65536")
+        self.db.execute("PRAGMA mmap_size=4294967296")  # pages read through the OS cache, not copied
         self.db.execute("PRAGMA temp_store=MEMORY")
         self.db.executescript(_SCHEMA)
         self.config = config
@@ -122,10 +123,11 @@ class DedupIndex:
         [len(rows), bands]), whose rows are numbered ``rows``."""
         self.db.execute("CREATE TEMP TABLE IF NOT EXISTS probe (band INTEGER, key INTEGER, row INTEGER)")
         self.db.execute("DELETE FROM probe")
-        bands = np.broadcast_to(np.arange(keys.shape[1]), keys.shape)
-        row_numbers = np.broadcast_to(np.asarray(rows)[:, None], keys.shape)
+        bands = np.broadcast_to(np.arange(keys.shape[1]), keys.shape).ravel()
+        row_numbers = np.broadcast_to(np.asarray(rows)[:, None], keys.shape).ravel()
+        order = np.lexsort((keys.ravel(), bands))  # in index order: each B-tree page read once
         self.db.executemany("INSERT INTO probe VALUES (?, ?, ?)",
-                            zip(bands.ravel().tolist(), keys.ravel().tolist(), row_numbers.ravel().tolist()))
+                            zip(bands[order].tolist(), keys.ravel()[order].tolist(), row_numbers[order].tolist()))
         found = self.db.execute("SELECT DISTINCT p.row, b.idx FROM probe p JOIN bands b "
                                 "ON b.band = p.band AND b.key = p.key").fetchall()
         self.db.execute("DELETE FROM probe")
@@ -170,10 +172,13 @@ class DedupIndex:
         idxs = range(first, first + len(rows))
         self.db.executemany("INSERT INTO docs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                             [(i, *row, sig.tobytes()) for i, row, sig in zip(idxs, rows, signatures)])
-        bands = np.arange(keys.shape[1])
+        chosen = np.flatnonzero(banded)
+        doc_idx = np.repeat(np.asarray(idxs, dtype=np.int64)[chosen], keys.shape[1])
+        band = np.tile(np.arange(keys.shape[1]), len(chosen))
+        key = keys[chosen].ravel()
+        order = np.lexsort((doc_idx, key, band))  # in primary-key order: B-tree pages in sequence
         self.db.executemany("INSERT OR IGNORE INTO bands VALUES (?, ?, ?)",
-                            ((int(b), int(k), i) for i, row_keys, ok in zip(idxs, keys.tolist(), banded)
-                             if ok for b, k in zip(bands, row_keys)))
+                            zip(band[order].tolist(), key[order].tolist(), doc_idx[order].tolist()))
 
     def merge_clusters(self, into: str, others: Iterable[str]) -> None:
         others = [c for c in set(others) if c != into]

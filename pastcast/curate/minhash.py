@@ -15,6 +15,8 @@ of the hashing work (the classic scheme computes num_perm hashes of every shingl
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -122,10 +124,13 @@ def signatures(texts: pl.Series | list[str], config: MinHashConfig = MinHashConf
     without shingles has an all-``EMPTY`` signature. Texts are processed ``batch`` at a time:
     the per-byte and per-shingle arrays of a batch stay small (in cache, and memory flat)."""
     texts = texts if isinstance(texts, pl.Series) else pl.Series(texts, dtype=pl.String)
-    if len(texts) > batch:
-        parts = [_signatures(texts.slice(start, batch), config) for start in range(0, len(texts), batch)]
-        return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
-    return _signatures(texts, config)
+    if len(texts) <= batch:
+        return _signatures(texts, config)
+    # batches in threads: polars and numpy release the GIL in their loops, so all cores work
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        parts = list(pool.map(lambda start: _signatures(texts.slice(start, batch), config),
+                              range(0, len(texts), batch)))
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
 
 
 def _signatures(texts: pl.Series, config: MinHashConfig) -> tuple[np.ndarray, np.ndarray]:
