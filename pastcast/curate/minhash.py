@@ -126,8 +126,9 @@ def signatures(texts: pl.Series | list[str], config: MinHashConfig = MinHashConf
     texts = texts if isinstance(texts, pl.Series) else pl.Series(texts, dtype=pl.String)
     if len(texts) <= batch:
         return _signatures(texts, config)
-    # batches in threads: polars and numpy release the GIL in their loops, so all cores work
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+    # batches in threads: polars and numpy release the GIL in their loops, so the cores work
+    # together; at most 4 at once (each batch's arrays take ~100 MB)
+    with ThreadPoolExecutor(max_workers=min(os.cpu_count() or 1, 4)) as pool:
         parts = list(pool.map(lambda start: _signatures(texts.slice(start, batch), config),
                               range(0, len(texts), batch)))
     return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
