@@ -221,6 +221,20 @@ class Base:
         return self.body if not self.title or first == self.title else f"{self.title}\n{self.body}"
 
 
+def shared_counts(sets: list[set], max_docs: int) -> Counter:
+    """(a, b) -> how many items texts a < b share, counting only items found in 2 to
+    ``max_docs`` texts (commoner ones say nothing about a pair and would cost quadratic time)."""
+    inverted = defaultdict(list)
+    for i, items in enumerate(sets):
+        for item in items:
+            inverted[item].append(i)
+    shared = Counter()
+    for docs in inverted.values():
+        if 2 <= len(docs) <= max_docs:
+            shared.update(combinations(docs, 2))
+    return shared
+
+
 def build_pool(records: list[dict]) -> tuple[list[Base], list[dict]]:
     """Base articles: real texts of >= MIN_WORDS words, real near-copies among them removed
     (measured exactly on shingle sets, not with MinHash)."""
@@ -235,14 +249,7 @@ def build_pool(records: list[dict]) -> tuple[list[Base], list[dict]]:
         cands.append(Base(len(cands), r["source"], r["file"], r["url"], r["domain"], r["title"],
                           r["text"]))
     sets = [shingle_set(b.text) for b in cands]
-    inverted = defaultdict(list)
-    for i, s in enumerate(sets):
-        for sh in s:
-            inverted[sh].append(i)
-    shared = Counter()
-    for docs in inverted.values():
-        if 2 <= len(docs) <= 100:
-            shared.update(combinations(docs, 2))
+    shared = shared_counts(sets, max_docs=100)
     excluded, dropped, close = [], set(), []
     for (a, b), n in sorted(shared.items()):
         if n < 0.3 * min(len(sets[a]), len(sets[b])):  # cannot reach the thresholds below
@@ -279,14 +286,7 @@ def hard_real_pairs(pool: list[Base], top: int = 300) -> tuple[list[tuple], list
     for b in pool:
         by_domain[b.domain].append(b.idx)
     same_domain = [score(a, b) for ids in by_domain.values() for a, b in combinations(ids, 2)]
-    inverted = defaultdict(list)
-    for i, ws in enumerate(vocab):
-        for w in ws:
-            inverted[w].append(i)
-    shared = Counter()
-    for docs in inverted.values():
-        if 2 <= len(docs) <= 25:  # informative words: names, topic words
-            shared.update(combinations(docs, 2))
+    shared = shared_counts(vocab, max_docs=25)  # words in few texts: names, topic words
     scored = [score(a, b) for (a, b), n in shared.items() if n >= 5]
     scored.sort(key=lambda s: -(s[2] + s[3]))
     return same_domain, scored[:top]

@@ -74,6 +74,14 @@ def build(corpus_dir: str, work_dir: str, snapshots_dir: str, name: str) -> None
     out.print(f"snapshot written: {folder}")
 
 
+def _reason_table(title: str, counts: dict[str, int]) -> Table:
+    """Drop counts by reason, largest first."""
+    table = Table("drop reason", "count", title=title)
+    for reason, n in sorted(counts.items(), key=lambda kv: -kv[1]):
+        table.add_row(reason, f"{n:,}")
+    return table
+
+
 def _ingest_progress(bar: Progress):
     task = bar.add_task("ingesting", total=None)
 
@@ -125,10 +133,7 @@ def ingest(inputs: tuple[str, ...], out_dir: str, workers: int, base_url: str | 
                                    on_progress=_ingest_progress(bar))
     except (FileNotFoundError, ValueError, OSError) as exc:
         raise click.ClickException(str(exc)) from exc
-    table = Table("drop reason", "count", title="dropped, by stage/reason")
-    for reason, n in sorted(result.drops_by_reason.items(), key=lambda kv: -kv[1]):
-        table.add_row(reason, f"{n:,}")
-    out.print(table)
+    out.print(_reason_table("dropped, by stage/reason", result.drops_by_reason))
     rate = result.articles / max(result.seconds, 1e-9)
     out.print(f"{result.files} files ({result.files_skipped} already done), {result.records:,} records, "
               f"{result.articles:,} articles in {result.seconds:.1f} s ({rate:,.1f} articles/s)\n"
@@ -176,10 +181,7 @@ def dedup(inputs: tuple[str, ...], out_dir: str, state_dir: str | None, jaccard:
             run = dedup_files(list(inputs), out_dir, state_dir, config, on_progress=update)
     except (FileNotFoundError, ValueError) as exc:
         raise click.ClickException(str(exc)) from exc
-    table = Table("drop reason", "count", title="removed copies, by reason")
-    for reason, n in sorted(run.counts.by_reason.items(), key=lambda kv: -kv[1]):
-        table.add_row(reason, f"{n:,}")
-    out.print(table)
+    out.print(_reason_table("removed copies, by reason", run.counts.by_reason))
     index = f"; index: {run.indexed_before:,} -> {run.indexed_after:,} articles" if state_dir else ""
     out.print(f"{run.counts.articles:,} articles in, {run.counts.kept:,} kept in {run.seconds:.1f} s{index}\n"
               f"articles: {run.articles_path}\ndrops:    {run.drops_path}")

@@ -30,6 +30,21 @@ def write_parquet(df: pl.DataFrame, path: str | Path) -> Path:
     return path
 
 
+def merge_parquet(parts: list[str | Path], path: str | Path, empty: pl.DataFrame) -> Path:
+    """Stream Parquet parts into one file, atomically; ``empty`` (a frame with the table's
+    schema) is written when there are no parts."""
+    if not parts:
+        return write_parquet(empty, path)
+    path = Path(path)
+    tmp = _temp_beside(path)
+    try:
+        pl.scan_parquet([str(p) for p in parts]).sink_parquet(tmp, compression="zstd")
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return path
+
+
 def copy_file(source: str | Path, path: str | Path) -> Path:
     path = Path(path)
     tmp = _temp_beside(path)

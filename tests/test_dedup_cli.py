@@ -76,7 +76,7 @@ def test_an_interrupted_run_leaves_the_index_unchanged(ingested, tmp_path, monke
     def broken_merge(*args, **kwargs):
         raise OSError("disk full")
 
-    monkeypatch.setattr(dedup_files_module, "_merge", broken_merge)
+    monkeypatch.setattr(dedup_files_module, "merge_parquet", broken_merge)
     with pytest.raises(OSError):
         dedup_files([ingested], tmp_path / "o", tmp_path / "s")
     index = DedupIndex(tmp_path / "s", DedupConfig().minhash)

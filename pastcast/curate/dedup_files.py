@@ -8,7 +8,6 @@ interrupted run leaves the index as it was and the next run starts over.
 
 from __future__ import annotations
 
-import os
 import shutil
 import time
 from collections.abc import Callable, Sequence
@@ -19,7 +18,7 @@ import polars as pl
 
 from pastcast.curate.dedup import DedupConfig, DedupCounts, dedup_chunk
 from pastcast.curate.dedup_index import DedupIndex
-from pastcast.io import write_parquet
+from pastcast.io import merge_parquet, write_parquet
 from pastcast.schemas import ARTICLES, DROPS, empty
 
 
@@ -73,7 +72,7 @@ def dedup_files(inputs: Sequence[str | Path], out: str | Path, state: str | Path
                 on_progress({"articles": run.counts.articles, "total": total, "kept": run.counts.kept,
                              "seconds": time.monotonic() - started})
         for name, schema, dest in (("articles", ARTICLES, run.articles_path), ("drops", DROPS, run.drops_path)):
-            _merge(sorted(parts.glob(f"{name}-*.parquet")), schema, dest)
+            merge_parquet(sorted(parts.glob(f"{name}-*.parquet")), dest, empty(schema))
         index.commit()  # last: the outputs exist, so the index may now include this run
         run.indexed_after = index.count()
     finally:
@@ -82,11 +81,3 @@ def dedup_files(inputs: Sequence[str | Path], out: str | Path, state: str | Path
     run.seconds = time.monotonic() - started
     return run
 
-
-def _merge(parts: list[Path], schema, dest: Path) -> None:
-    tmp = dest.with_name(f".{dest.name}.tmp")
-    if parts:
-        pl.scan_parquet([str(p) for p in parts]).sink_parquet(tmp, compression="zstd")
-        os.replace(tmp, dest)
-    else:
-        write_parquet(empty(schema), dest)

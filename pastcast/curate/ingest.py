@@ -27,7 +27,7 @@ import pastcast
 from pastcast.curate.extract import ExtractConfig, page_to_article
 from pastcast.curate.workers import context
 from pastcast.drops import Drop, counts_by_reason, drops_frame
-from pastcast.io import write_parquet
+from pastcast.io import merge_parquet, write_parquet
 from pastcast.schemas import ARTICLES, DROPS, empty, frame
 from pastcast.sources.remote import Input, expand_inputs, iter_local, release
 from pastcast.sources.warc import HtmlPage, iter_html_pages
@@ -210,13 +210,7 @@ def _merge(out: Path, targets: list[Path], result: IngestResult) -> None:
     """Stream every part into the two output tables (atomically, through temp files)."""
     article_parts = [str(p) for t in targets for p in sorted(t.glob("articles-*.parquet"))]
     drop_parts = [str(t / "drops.parquet") for t in targets]
-    for parts, dest, schema in ((article_parts, result.articles_path, ARTICLES),
-                                (drop_parts, result.drops_path, DROPS)):
-        tmp = dest.with_name(f".{dest.name}.tmp")
-        if parts:
-            pl.scan_parquet(parts).sink_parquet(tmp, compression="zstd")
-            os.replace(tmp, dest)
-        else:
-            write_parquet(empty(schema), dest)
+    merge_parquet(article_parts, result.articles_path, empty(ARTICLES))
+    merge_parquet(drop_parts, result.drops_path, empty(DROPS))
     result.articles = pl.scan_parquet(result.articles_path).select(pl.len()).collect().item()
     result.drops_by_reason = counts_by_reason(pl.read_parquet(result.drops_path, columns=["stage", "reason"]))
