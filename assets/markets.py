@@ -10,4 +10,5 @@ from pipelines.resources import PastcastStorage
 @dg.asset(group_name="markets", kinds={"parquet"},
           description="Markets and their price histories from the corpus market dumps.")
 def markets(storage: PastcastStorage) -> dg.MaterializeResult:
-    return materialized(pipeline.import_markets(storage.corpus().markets, storage.work()))
+    corpus = storage.corpus()
+    return materialized(pipeline.import_markets(corpus.markets, storage.work(), corpus.unknown_markets))

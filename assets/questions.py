@@ -12,7 +12,7 @@ from pipelines.resources import PastcastStorage
 @dg.asset(group_name="questions", kinds={"parquet"}, deps=[articles, markets],
           description="Candidate questions: outcome reports in articles and resolved markets.")
 def question_candidates(storage: PastcastStorage) -> dg.MaterializeResult:
-    return materialized(pipeline.generate(storage.work()))
+    return materialized(pipeline.generate(storage.work(), market_config=storage.market_questions()))
 
 
 @dg.asset(group_name="questions", kinds={"parquet"}, deps=[question_candidates],

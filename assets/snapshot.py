@@ -8,6 +8,7 @@ from assets.news import articles
 from assets.questions import questions
 from assets.social import posts
 from pastcast import pipeline, snapshot as snapshots
+from pastcast.questions.markets import market_question_problems
 from pastcast.questions.validate import leaks_in_own_text
 from pipelines.resources import PastcastStorage
 
@@ -46,3 +47,14 @@ def no_answer_in_own_text(storage: PastcastStorage) -> dg.AssetCheckResult:
     leaks = leaks_in_own_text(pl.read_parquet(_latest(storage) / "questions.parquet"))
     return dg.AssetCheckResult(passed=not leaks, metadata={"leaking_questions": len(leaks),
                                                            "examples": ", ".join(leaks[:10])})
+
+
+@dg.asset_check(asset=snapshot, blocking=True,
+                description="Market questions open after their market existed and reveal the answer "
+                            "no earlier than the market resolved.")
+def market_questions_follow_their_markets(storage: PastcastStorage) -> dg.AssetCheckResult:
+    folder = _latest(storage)
+    problems = market_question_problems(pl.read_parquet(folder / "questions.parquet"),
+                                        pl.read_parquet(folder / "markets.parquet"))
+    return dg.AssetCheckResult(passed=not problems, metadata={"problems": len(problems),
+                                                              "examples": "; ".join(problems[:5])})

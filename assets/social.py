@@ -10,4 +10,5 @@ from pipelines.resources import PastcastStorage
 @dg.asset(group_name="social", kinds={"parquet"},
           description="Posts from the corpus social dumps; deleted bodies are drops.")
 def posts(storage: PastcastStorage) -> dg.MaterializeResult:
-    return materialized(pipeline.import_posts(storage.corpus().social, storage.work()))
+    corpus = storage.corpus()
+    return materialized(pipeline.import_posts(corpus.social, storage.work(), corpus.unknown_social))

@@ -187,6 +187,79 @@ def dedup(inputs: tuple[str, ...], out_dir: str, state_dir: str | None, jaccard:
               f"articles: {run.articles_path}\ndrops:    {run.drops_path}")
 
 
+def _import_summary(result, paths_note: str) -> None:
+    table = Table("records", "read", "kept", "dropped", title=f"{result.kind} import ({', '.join(result.formats)})")
+    for kind, c in result.counts.items():
+        table.add_row(kind, f"{c['read']:,}", f"{c['kept']:,}", f"{c['dropped']:,}")
+    out.print(table)
+    out.print(_reason_table("dropped, by stage/reason", result.drops_by_reason))
+    rows = ", ".join(f"{name} {df.height:,}" for name, df in result.tables.items())
+    out.print(f"{len(result.inputs)} files -> {rows}, drops {result.drops.height:,}\n{paths_note}")
+
+
+MARKET_FORMAT_NAMES = ("manifold", "polymarket", "metaculus", "kalshi", "forecastbench")
+SOCIAL_FORMAT_NAMES = ("reddit", "hn", "bluesky")
+
+
+@main.group()
+def markets() -> None:
+    """Import prediction-market dumps."""
+
+
+@markets.command("import")
+@click.option("--format", "fmt", required=True, type=click.Choice(MARKET_FORMAT_NAMES),
+              help="The dump's platform format.")
+@click.argument("inputs", nargs=-1, required=True)
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
+              help="Output folder: markets.parquet, market_prices.parquet, drops.parquet, import.json.")
+def markets_import(fmt: str, inputs: tuple[str, ...], out_dir: str) -> None:
+    """Read market dumps of one format into the normalised markets tables.
+
+    \b
+    INPUT is a file (JSON, JSON lines; .zst/.gz/.bz2/.xz compressed) or a folder of them. Give
+    every file of one import together: price histories, bets and resolution sets are matched
+    to the markets of the other files, e.g.
+      pastcast markets import --format forecastbench 2025-12-07-llm.json 2025-12-07_resolution_set.json --out fb/
+    Every input record ends up in a table or in drops.parquet with a reason.
+    """
+    from pastcast.imports import import_markets
+
+    try:
+        result = import_markets(fmt, inputs, out_dir)
+    except (FileNotFoundError, ValueError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    _import_summary(result, f"tables: {Path(out_dir) / 'markets.parquet'}, "
+                            f"{Path(out_dir) / 'market_prices.parquet'}, {Path(out_dir) / 'drops.parquet'}")
+
+
+@main.group()
+def social() -> None:
+    """Import social-media dumps."""
+
+
+@social.command("import")
+@click.option("--format", "fmt", required=True, type=click.Choice(SOCIAL_FORMAT_NAMES),
+              help="The dump's platform format.")
+@click.argument("inputs", nargs=-1, required=True)
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
+              help="Output folder: posts.parquet, drops.parquet, import.json.")
+def social_import(fmt: str, inputs: tuple[str, ...], out_dir: str) -> None:
+    """Read social-media dumps of one format into the normalised posts table.
+
+    \b
+    INPUT is a file (JSON, JSON lines; .zst/.gz/.bz2/.xz compressed) or a folder of them, e.g.
+      pastcast social import --format reddit RC_2026-03.zst --out social/
+    Deleted and removed posts, and records that are not posts, go to drops.parquet with a reason.
+    """
+    from pastcast.imports import import_social
+
+    try:
+        result = import_social(fmt, inputs, out_dir)
+    except (FileNotFoundError, ValueError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    _import_summary(result, f"tables: {Path(out_dir) / 'posts.parquet'}, {Path(out_dir) / 'drops.parquet'}")
+
+
 @main.group()
 def snapshot() -> None:
     """List, show and verify snapshot versions."""
@@ -244,7 +317,7 @@ def eval_group() -> None:
 @click.option("--snapshot", "snapshot_ref", required=True,
               help="Snapshot folder, NAME (its latest) or NAME/vN.")
 @click.option("--agent", required=True,
-              help="Bundled agent (abstain, retrieval) or your own as package.module:ClassName.")
+              help="Bundled agent (abstain, retrieval, market) or your own as package.module:ClassName.")
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
               help="Run folder: ledger.jsonl, scores.parquet, run.json.")
 @click.option("--root", default="snapshots", show_default=True, type=click.Path(file_okay=False))

@@ -22,14 +22,15 @@ from pastcast.curate.dedup import deduplicate
 from pastcast.curate.extract import ExtractConfig
 from pastcast.curate.ingest import ingest_paths
 from pastcast.drops import counts_by_reason, drops_frame
+from pastcast.imports import formats_in, read_all
 from pastcast.io import copy_file, write_json, write_parquet
 from pastcast.questions.extractive import GenerateConfig, generate_extractive
-from pastcast.questions.markets import market_questions
+from pastcast.questions.markets import MarketQuestionConfig, market_questions
 from pastcast.questions.validate import validate_questions
 from pastcast.schemas import ARTICLES, MARKET_PRICES, MARKETS, POSTS, QUESTIONS, empty
 from pastcast.snapshot import write_snapshot
-from pastcast.sources.markets import read_manifold
-from pastcast.sources.social import read_pushshift
+from pastcast.sources.markets import MARKET_FORMATS
+from pastcast.sources.social import SOCIAL_FORMATS
 
 WARC_GLOBS = ("*.warc.gz", "*.warc", "*.arc.gz")
 
@@ -57,22 +58,28 @@ class StageReport:
 @dataclass(frozen=True)
 class CorpusFiles:
     warc: list[Path]
-    markets: list[Path]
-    social: list[Path]
+    markets: dict[str, list[Path]]  # format -> files
+    social: dict[str, list[Path]]
+    unknown_markets: list[Path] = field(default_factory=list)  # files of no known format
+    unknown_social: list[Path] = field(default_factory=list)
 
     @classmethod
     def discover(cls, corpus_dir: str | Path) -> CorpusFiles:
-        """The layout of a corpus folder: warc/, markets/ (Manifold JSON), social/ (Pushshift)."""
+        """The layout of a corpus folder: warc/, markets/ and social/. Under markets/ and
+        social/, a subfolder or a file name starting with a format name says the format
+        (markets/polymarket/..., markets/manifold.json, social/reddit_2026-03.ndjson.zst)."""
         root = Path(corpus_dir)
         if not root.is_dir():
             raise FileNotFoundError(f"corpus folder {root.resolve()} does not exist")
         warc = sorted({p for g in WARC_GLOBS for p in (root / "warc").glob(g)})
-        markets = sorted((root / "markets").glob("*.json"))
-        social = sorted(p for g in ("*.zst", "*.ndjson", "*.jsonl") for p in (root / "social").glob(g))
-        return cls(warc, markets, social)
+        markets, unknown_markets = formats_in(root / "markets", MARKET_FORMATS)
+        social, unknown_social = formats_in(root / "social", SOCIAL_FORMATS)
+        return cls(warc, markets, social, unknown_markets, unknown_social)
 
     def all(self) -> list[Path]:
-        return [*self.warc, *self.markets, *self.social]
+        return [*self.warc, *(p for files in self.markets.values() for p in files),
+                *(p for files in self.social.values() for p in files),
+                *self.unknown_markets, *self.unknown_social]
 
 
 def _table(work_dir: Path, name: str, schema) -> pl.DataFrame:
@@ -117,30 +124,39 @@ def dedup(work_dir: Path) -> StageReport:
          "largest_cluster": int(kept["dup_count"].max() or 0) if kept.height else 0}).save(work_dir)
 
 
-def import_markets(files: list[Path], work_dir: Path) -> StageReport:
-    markets, prices, drops = [empty(MARKETS)], [empty(MARKET_PRICES)], [drops_frame([])]
-    for path in files:
-        m, p, d = read_manifold(path)
-        markets.append(m), prices.append(p), drops.append(d)
-    markets_df, prices_df, drops_df = pl.concat(markets), pl.concat(prices), pl.concat(drops)
-    return StageReport("markets", markets_df.height + drops_df.height, markets_df.height,
-                       counts_by_reason(drops_df), {
-                           "markets": _write(work_dir, "markets", markets_df),
-                           "market_prices": _write(work_dir, "market_prices", prices_df),
-                           "drops": _write_drops(work_dir, "markets", drops_df)},
-                       {"price_points": prices_df.height}).save(work_dir)
+def _records_in_out(result) -> tuple[int, int]:
+    return (sum(c["read"] for c in result.counts.values()),
+            sum(c["kept"] for c in result.counts.values()))
 
 
-def import_posts(files: list[Path], work_dir: Path) -> StageReport:
-    posts, drops = [empty(POSTS)], [drops_frame([])]
-    for path in files:
-        p, d = read_pushshift(path)
-        posts.append(p), drops.append(d)
-    posts_df, drops_df = pl.concat(posts), pl.concat(drops)
-    return StageReport("social", posts_df.height + drops_df.height, posts_df.height,
-                       counts_by_reason(drops_df), {
-                           "posts": _write(work_dir, "posts", posts_df),
-                           "drops": _write_drops(work_dir, "social", drops_df)}).save(work_dir)
+def import_markets(files: dict[str, list[Path]], work_dir: Path, unknown: list[Path] = ()) -> StageReport:
+    """Every market dump of the corpus, by format, to ``markets`` and ``market_prices``."""
+    result = read_all("markets", files, unknown)
+    markets, prices = result.tables["markets"], result.tables["market_prices"]
+    # Counted in input records (markets, prices, questions, resolutions, files): each is kept
+    # (alone or merged into a row) or dropped.
+    return StageReport("markets", *_records_in_out(result), counts_by_reason(result.drops), {
+                           "markets": _write(work_dir, "markets", markets),
+                           "market_prices": _write(work_dir, "market_prices", prices),
+                           "drops": _write_drops(work_dir, "markets", result.drops)},
+                       {"table_rows": markets.height, "price_points": prices.height,
+                        "formats": {f: len(p) for f, p in files.items()},
+                        "records": result.counts,
+                        "by_status": dict(markets.group_by("status").len().sort("status").iter_rows())}
+                       ).save(work_dir)
+
+
+def import_posts(files: dict[str, list[Path]], work_dir: Path, unknown: list[Path] = ()) -> StageReport:
+    """Every social dump of the corpus, by format, to ``posts``."""
+    result = read_all("social", files, unknown)
+    posts = result.tables["posts"]
+    return StageReport("social", *_records_in_out(result), counts_by_reason(result.drops), {
+                           "posts": _write(work_dir, "posts", posts),
+                           "drops": _write_drops(work_dir, "social", result.drops)},
+                       {"table_rows": posts.height, "formats": {f: len(p) for f, p in files.items()},
+                        "records": result.counts,
+                        "by_platform": dict(posts.group_by("platform").len().sort("platform").iter_rows())}
+                       ).save(work_dir)
 
 
 def window_of(articles: pl.DataFrame) -> tuple[date, date]:
@@ -151,12 +167,13 @@ def window_of(articles: pl.DataFrame) -> tuple[date, date]:
     return days[0], days[1]
 
 
-def generate(work_dir: Path, config: GenerateConfig | None = None) -> StageReport:
+def generate(work_dir: Path, config: GenerateConfig | None = None,
+             market_config: MarketQuestionConfig = MarketQuestionConfig()) -> StageReport:
     articles = _table(work_dir, "articles", ARTICLES)
     markets = _table(work_dir, "markets", MARKETS)
     config = config or GenerateConfig(window_start=window_of(articles)[0] if articles.height else None)
     news_q, news_drops = generate_extractive(articles, config)
-    market_q, market_drops = market_questions(markets)
+    market_q, market_drops = market_questions(markets, market_config)
     candidates, drops = pl.concat([news_q, market_q]), pl.concat([news_drops, market_drops])
     return StageReport("generate", articles.height + markets.height, candidates.height,
                        counts_by_reason(drops), {
@@ -198,7 +215,8 @@ def run_all(corpus_dir: str | Path, work_dir: str | Path, snapshots_dir: str | P
     files = CorpusFiles.discover(corpus_dir)
     work = Path(work_dir)
     steps = [lambda: ingest(files.warc, work, on_progress=on_progress), lambda: dedup(work),
-             lambda: import_markets(files.markets, work), lambda: import_posts(files.social, work),
+             lambda: import_markets(files.markets, work, files.unknown_markets),
+             lambda: import_posts(files.social, work, files.unknown_social),
              lambda: generate(work), lambda: validate(work)]
     for step in steps:
         report = step()

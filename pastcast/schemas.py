@@ -67,25 +67,32 @@ MARKETS = {
     "question": pl.String,
     "background": pl.String,
     "resolution_criteria": pl.String,
-    "outcome_type": pl.String,  # binary, multiple_choice, numeric
-    "outcomes": pl.List(pl.String),
+    "outcome_type": pl.String,  # binary, multiple_choice, numeric, date (numeric in epoch seconds)
+    "outcomes": pl.List(pl.String),  # labels; empty for numeric and date markets
+    "status": pl.String,  # open, closed, resolved, cancelled, ambiguous
     "created_at": UTC_TS,
     "close_at": UTC_TS,
     "resolved_at": UTC_TS,
-    "resolution": pl.String,  # the winning outcome label, or None when unresolved/cancelled
+    "resolution": pl.String,  # the winning outcome label; None unless status is resolved
+    "resolution_value": pl.Float64,  # numeric markets' value; a probability for ambiguous ones
+    "range_min": pl.Float64,  # numeric markets' stated range (for bucketing)
+    "range_max": pl.Float64,
+    "log_scale": pl.Boolean,
     "url": pl.String,
 }
 
 MARKET_PRICES = {
     "market_id": pl.String,
-    "ts": UTC_TS,
-    "outcome": pl.String,
-    "price": pl.Float64,
+    "ts": UTC_TS,  # when the price was set; visible to agents from that moment on
+    "outcome": pl.String,  # an outcome label of the market ("Yes" for binary markets)
+    "price": pl.Float64,  # probability in [0, 1]
 }
 
 POSTS = {
     "post_id": pl.String,
     "platform": pl.String,
+    "kind": pl.String,  # submission, comment, story, job, poll, post, reply, ...
+    "community": pl.String,  # subreddit; None where a platform has none
     "created_at": UTC_TS,
     "author_hash": pl.String,
     "text": pl.String,

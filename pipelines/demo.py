@@ -13,7 +13,7 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-BASELINES = ("abstain", "retrieval")
+BASELINES = ("abstain", "retrieval", "market")
 
 
 def main() -> int:

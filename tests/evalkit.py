@@ -39,12 +39,15 @@ def question(question_id: str, title: str, answer: str, open_date: str, resoluti
 
 
 def write_snapshot(root: Path, articles: list[dict], questions: list[dict], start: str, end: str,
-                   name: str = "synthetic", version: str = "v1") -> Path:
+                   name: str = "synthetic", version: str = "v1", markets: list[dict] = (),
+                   prices: list[dict] = (), posts: list[dict] = ()) -> Path:
     root.mkdir(parents=True, exist_ok=True)
     frame(articles, ARTICLES).write_parquet(root / "articles.parquet")
     frame(questions, QUESTIONS).write_parquet(root / "questions.parquet")
-    for table, schema in (("markets", MARKETS), ("market_prices", MARKET_PRICES), ("posts", POSTS), ("drops", DROPS)):
-        empty(schema).write_parquet(root / f"{table}.parquet")
+    frame(markets, MARKETS).write_parquet(root / "markets.parquet")
+    frame(prices, MARKET_PRICES).write_parquet(root / "market_prices.parquet")
+    frame(posts, POSTS).write_parquet(root / "posts.parquet")
+    empty(DROPS).write_parquet(root / "drops.parquet")
     manifest = {"name": name, "version": version, "window": {"start": start, "end": end}}
     (root / "manifest.json").write_text(json.dumps(manifest))
     return root

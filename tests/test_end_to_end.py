@@ -38,7 +38,8 @@ def test_every_asset_materializes_and_the_blocking_checks_pass(built):
     assert materialized == {"articles_raw", "articles", "markets", "posts", "question_candidates",
                             "questions", "snapshot"}
     checks = {c.check_name: c.passed for c in result.get_asset_check_evaluations()}
-    assert checks == {"manifest_matches_files": True, "no_answer_in_own_text": True}
+    assert checks == {"manifest_matches_files": True, "no_answer_in_own_text": True,
+                      "market_questions_follow_their_markets": True}
 
 
 def test_snapshot_is_complete_and_matches_its_manifest(built):

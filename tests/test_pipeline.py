@@ -59,3 +59,29 @@ def test_every_stage_accounts_for_its_input(tmp_path):
         dropped = sum(v for v in row["drops"].values() if v is not None)
         assert row["rows_out"] + dropped == row["rows_in"], stage
     assert (folder / "manifest.json").is_file()
+
+
+def test_corpus_market_and_social_dumps_by_format_and_the_market_horizon(tmp_path):
+    from datetime import timedelta
+
+    from pastcast.questions.markets import MarketQuestionConfig
+    from pipelines.resources import PastcastStorage
+
+    corpus = tmp_path / "corpus"
+    shutil.copytree(SAMPLE, corpus)
+    (corpus / "markets" / "notes.json").write_text("{}")  # no format in its name or folder
+    files = pipeline.CorpusFiles.discover(corpus)
+    assert list(files.markets) == ["manifold"] and list(files.social) == ["reddit"]
+    assert [p.name for p in files.unknown_markets] == ["notes.json"]
+    work = tmp_path / "work"
+    report = pipeline.import_markets(files.markets, work, files.unknown_markets)
+    assert report.drops == {"markets/unknown_format": 1} and report.extra["table_rows"] == 10
+    markets = pl.read_parquet(work / "markets.parquet")
+    config = PastcastStorage(market_horizon_days=10).market_questions()
+    assert config == MarketQuestionConfig(horizon_days=10, numeric_buckets=5)
+    from pastcast.questions.markets import market_questions
+
+    questions, _ = market_questions(markets, config)
+    assert questions.height > 0
+    for q in questions.iter_rows(named=True):
+        assert q["open_date"] >= q["resolution_date"] - timedelta(days=10)

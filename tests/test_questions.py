@@ -3,10 +3,10 @@ from datetime import date, datetime, timezone
 import pytest
 
 from pastcast.questions.extractive import GenerateConfig, find_outcome, generate_extractive
-from pastcast.questions.markets import market_questions
+from pastcast.questions.markets import MarketQuestionConfig, market_question_problems, market_questions
 from pastcast.text import contains_phrase, normalise
 from pastcast.questions.validate import leaks_in_own_text, validate_questions
-from pastcast.schemas import ARTICLES, MARKETS, frame
+from pastcast.schemas import ARTICLES, MARKETS, QUESTIONS, frame
 
 
 @pytest.mark.parametrize("sentence, title, answer", [
@@ -111,19 +111,86 @@ def test_market_questions_keep_options_and_drop_cancelled():
     markets = frame([
         {"market_id": "m1", "platform": "manifold", "question": "Who will win the Veloria Cup?",
          "outcome_type": "multiple_choice", "outcomes": ["Portmere United", "Halvard Rovers"],
-         "created_at": t(1), "resolved_at": t(20), "resolution": "Halvard Rovers"},
+         "status": "resolved", "created_at": t(1), "resolved_at": t(20), "resolution": "Halvard Rovers"},
         {"market_id": "m2", "platform": "manifold", "question": "Will it rain?", "outcome_type": "binary",
-         "outcomes": ["Yes", "No"], "created_at": t(1), "resolved_at": t(20), "resolution": None},
+         "outcomes": ["Yes", "No"], "status": "cancelled", "created_at": t(1), "resolved_at": t(20)},
         {"market_id": "m3", "platform": "manifold", "question": "Will it snow?", "outcome_type": "binary",
-         "outcomes": ["Yes", "No"], "created_at": t(1), "resolved_at": None, "resolution": None},
+         "outcomes": ["Yes", "No"], "status": "open", "created_at": t(1)},
+        {"market_id": "m4", "platform": "manifold", "question": "Will it hail?", "outcome_type": "binary",
+         "outcomes": ["Yes", "No"], "status": "ambiguous", "created_at": t(1), "resolved_at": t(20),
+         "resolution_value": 0.4},
+        {"market_id": "m5", "platform": "manifold", "question": "Will it fog?", "outcome_type": "binary",
+         "outcomes": ["Yes", "No"], "status": "resolved", "created_at": t(15), "resolved_at": t(20),
+         "resolution": "No"},
     ], MARKETS)
     questions, drops = market_questions(markets)
     assert questions["answer"].to_list() == ["Halvard Rovers"]
     assert questions["candidate_outcomes"].to_list() == [["Portmere United", "Halvard Rovers"]]
-    assert dict(zip(drops["item_id"], drops["reason"])) == {"m2": "cancelled_or_ambiguous", "m3": "unresolved"}
+    assert questions["source_ids"].to_list() == [["m1"]]
+    assert dict(zip(drops["item_id"], drops["reason"])) == {
+        "m2": "cancelled", "m3": "unresolved", "m4": "ambiguous_resolution", "m5": "short_window"}
+    # a horizon opens the question later than the market's creation
+    later, _ = market_questions(markets, MarketQuestionConfig(horizon_days=10))
+    assert later["open_date"].to_list() == [date(2026, 3, 10)]
+
+
+def test_numeric_and_date_markets_are_bucketed_over_their_range():
+    t = lambda d: datetime(2026, 1, d, tzinfo=timezone.utc)  # noqa: E731
+    base = {"platform": "metaculus", "status": "resolved", "created_at": t(1), "resolved_at": t(30)}
+    markets = frame([
+        base | {"market_id": "n1", "question": "What will the rate be?", "outcome_type": "numeric",
+                "resolution_value": 41.0, "range_min": 0.0, "range_max": 100.0},
+        base | {"market_id": "n2", "question": "How many visitors?", "outcome_type": "numeric",
+                "resolution_value": 5.0e6, "range_min": 1.0e3, "range_max": 1.0e7, "log_scale": True},
+        base | {"market_id": "d1", "question": "When will the bridge open?", "outcome_type": "date",
+                "resolution_value": datetime(2026, 5, 2, tzinfo=timezone.utc).timestamp(),
+                "range_min": datetime(2026, 1, 1, tzinfo=timezone.utc).timestamp(),
+                "range_max": datetime(2026, 12, 31, tzinfo=timezone.utc).timestamp()},
+        base | {"market_id": "n3", "question": "What will it cost?", "outcome_type": "numeric",
+                "resolution_value": 3.0},
+        base | {"market_id": "n4", "question": "Above the range?", "outcome_type": "numeric",
+                "resolution_value": 250.0, "range_min": 0.0, "range_max": 100.0},
+    ], MARKETS)
+    questions, drops = market_questions(markets, MarketQuestionConfig(numeric_buckets=5))
+    by_title = {q["title"]: q for q in questions.iter_rows(named=True)}
+    rate = by_title["What will the rate be?"]
+    assert rate["candidate_outcomes"] == ["below 20", "20 to under 40", "40 to under 60", "60 to under 80", "80 or more"]
+    assert rate["answer"] == "40 to under 60" and rate["answer_type"] == "range"
+    visitors = by_title["How many visitors?"]
+    assert visitors["candidate_outcomes"][0] == "below 6,310" and visitors["answer"] == "1,580,000 or more"
+    bridge = by_title["When will the bridge open?"]
+    assert bridge["answer"] == "2026-03-14 to 2026-05-25" and bridge["candidate_outcomes"][0] == "before 2026-03-14"
+    assert by_title["Above the range?"]["answer"] == "80 or more"  # open end bucket
+    assert dict(zip(drops["item_id"], drops["reason"])) == {"n3": "numeric_without_range"}
+    off, off_drops = market_questions(markets, MarketQuestionConfig(numeric_buckets=0))
+    assert off.is_empty() and set(off_drops["reason"]) == {"numeric_market"}
 
 
 def test_normalise_drops_accents_and_spells_out_percent():
     assert normalise("  Émile  Zola's 3.75% rate. ") == "emile zolas 3 75 percent rate"
     assert contains_phrase("The bank set 3.75% today", "3.75%")
     assert not contains_phrase("Anaheim", "Ana")
+
+
+def test_market_question_check_catches_answers_revealed_before_the_market_resolved():
+    t = lambda d: datetime(2026, 3, d, tzinfo=timezone.utc)  # noqa: E731
+    markets = frame([
+        {"market_id": "m1", "platform": "manifold", "question": "Who will win the Veloria Cup?",
+         "outcome_type": "multiple_choice", "outcomes": ["Portmere United", "Halvard Rovers"],
+         "status": "resolved", "created_at": t(1), "resolved_at": t(20), "resolution": "Halvard Rovers"},
+        {"market_id": "m2", "platform": "manifold", "question": "Will it rain?", "outcome_type": "binary",
+         "outcomes": ["Yes", "No"], "status": "open", "created_at": t(1)},
+    ], MARKETS)
+    questions, _ = market_questions(markets)
+    assert market_question_problems(questions, markets) == []
+    (good,) = questions.iter_rows(named=True)
+    planted = frame([
+        good | {"question_id": "early", "resolution_date": date(2026, 3, 19)},
+        good | {"question_id": "before", "open_date": date(2026, 2, 27)},
+        good | {"question_id": "open", "source_ids": ["m2"]},
+        good | {"question_id": "gone", "source_ids": ["m9"]},
+        good | {"question_id": "odd", "answer": "Kestrel Bay"},
+    ], QUESTIONS)
+    problems = market_question_problems(planted, markets)
+    assert [p.split(":")[0] for p in problems] == ["early", "before", "open", "gone", "odd"]
+    assert "before the market resolved on 2026-03-20" in problems[0]

@@ -1,4 +1,5 @@
-"""Agents: the protocol, two non-LLM baselines, and a registry that also loads user classes."""
+"""Agents: the protocol, the non-LLM baselines (abstain, retrieval, market), and a registry that
+also loads user classes."""
 
 from __future__ import annotations
 
@@ -193,7 +194,25 @@ def _fold_into_more_specific(evidence: dict[str, float], support: dict[str, int]
             support[target] += support.pop(key)
 
 
-AGENTS = {"abstain": AbstainAgent, "retrieval": RetrievalAgent}
+class MarketAgent:
+    """The crowd: on each open market question, the market's consensus as of today (its last
+    prices, never later ones); questions without a market are left alone. A forecast is
+    submitted again only when the consensus moved."""
+
+    name = "market"
+
+    def __init__(self) -> None:
+        self._last: dict[str, dict[str, float]] = {}
+
+    def act(self, env: ReplayEnvironment) -> None:
+        for q in env.open_questions():
+            forecast = env.market_consensus(q.question_id)
+            if forecast and forecast != self._last.get(q.question_id):
+                env.submit(q.question_id, forecast)
+                self._last[q.question_id] = forecast
+
+
+AGENTS = {"abstain": AbstainAgent, "retrieval": RetrievalAgent, "market": MarketAgent}
 
 
 def get_agent(name: str, **kwargs) -> Agent:

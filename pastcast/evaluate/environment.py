@@ -15,6 +15,7 @@ from pathlib import Path
 
 import polars as pl
 
+from pastcast.evaluate.consensus import MarketConsensus
 from pastcast.evaluate.index import ArticleIndex, Hit, open_or_build
 from pastcast.evaluate.scoring import InvalidForecast, validate
 from pastcast.snapshot import MANIFEST, read_manifest
@@ -97,7 +98,11 @@ class ReplayEnvironment:
             raise ValueError(f"replay window ends ({self.end}) before it starts ({self.start})")
         self.today = self.start
         self._index = index
+        self._post_index: ArticleIndex | None = None
+        self._has_posts = (self._snapshot_dir / "posts.parquet").is_file()
         self._ledger: list[LedgerEntry] = []
+        # Private like the index: it holds prices of every day, including later ones.
+        self._consensus = MarketConsensus.from_snapshot(self._snapshot_dir, questions)
 
     # -- clock ---------------------------------------------------------------------------
     @property
@@ -132,6 +137,22 @@ class ReplayEnvironment:
 
     def search(self, query: str, k: int = 10) -> list[Hit]:
         return self._article_index().search(query, self.today, k)
+
+    def search_posts(self, query: str, k: int = 10) -> list[Hit]:
+        """The k best social posts made on or before today (UTC); a hit's article_id is the
+        post_id and its title names the platform, kind and community."""
+        if not self._has_posts:
+            return []
+        if self._post_index is None:
+            self._post_index = open_or_build(self._snapshot_dir, table="posts")
+        return self._post_index.search(query, self.today, k)
+
+    def market_consensus(self, question_id: str) -> dict[str, float] | None:
+        """The market's forecast for an open market question as of the end of today (its last
+        prices, never later ones), or None when it has no market or no price yet."""
+        if not self.is_open(question_id):
+            return None
+        return self._consensus.forecast(question_id, self.today)
 
     def submit(self, question_id: str, forecast: Mapping[str, float]) -> LedgerEntry:
         """Validate and record a forecast (a later one revises an earlier one)."""

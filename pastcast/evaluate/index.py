@@ -178,14 +178,28 @@ def _exists(path: Path) -> bool:
     return path.is_dir() and tantivy.Index.exists(str(path))  # exists() raises on a missing dir
 
 
-def _articles_fingerprint(snapshot_dir: Path) -> str:
-    """Identifies the articles table: the manifest's sha256 when present, else size and mtime."""
+# Posts are searched like articles: a post is visible from its created_at on.
+SEARCHABLE = {"articles": "index", "posts": "index-posts"}  # table -> index folder in the snapshot
+
+
+def _documents(snapshot_dir: Path, table: str) -> pl.LazyFrame:
+    frame = pl.scan_parquet(snapshot_dir / f"{table}.parquet")
+    if table == "posts":
+        return frame.select(pl.col("post_id").alias("article_id"),
+                            pl.concat_str(pl.col("platform"), pl.col("kind"), pl.col("community"),
+                                          separator=" ", ignore_nulls=True).alias("title"),
+                            "text", pl.col("created_at").alias("published_at"))
+    return frame
+
+
+def _fingerprint(snapshot_dir: Path, table: str = "articles") -> str:
+    """Identifies a table: the manifest's sha256 when present, else size and mtime."""
     manifest = read_manifest(snapshot_dir) if (snapshot_dir / MANIFEST).is_file() else {}
-    digest = ((manifest.get("tables") or {}).get("articles") or {}).get("sha256")
+    digest = ((manifest.get("tables") or {}).get(table) or {}).get("sha256")
     if not digest:
-        st = (snapshot_dir / "articles.parquet").stat()
+        st = (snapshot_dir / f"{table}.parquet").stat()
         digest = f"{st.st_size}:{st.st_mtime_ns}"
-    return f"{INDEX_FORMAT}:{digest}"
+    return f"{INDEX_FORMAT}:{table}:{digest}" if table != "articles" else f"{INDEX_FORMAT}:{digest}"
 
 
 def _is_current(path: Path, fingerprint: str) -> bool:
@@ -204,17 +218,20 @@ def default_cache_dir() -> Path:
     return Path(base) / "indexes"
 
 
-def open_or_build(snapshot_dir: str | os.PathLike, cache_dir: str | os.PathLike | None = None) -> ArticleIndex:
-    """Open the snapshot's article index, building it first if absent or stale.
+def open_or_build(snapshot_dir: str | os.PathLike, cache_dir: str | os.PathLike | None = None,
+                  table: str = "articles") -> ArticleIndex:
+    """Open the snapshot's index of ``table`` (articles or posts), building it first if absent
+    or stale.
 
-    It lives in ``<snapshot_dir>/index/`` when that folder can be written, else under
+    It lives in ``<snapshot_dir>/index/`` (posts: ``index-posts/``) when that folder can be
+    written, else under
     ``cache_dir`` (default ``$PASTCAST_CACHE/indexes`` or ``~/.cache/pastcast/indexes``)
     keyed by the articles' fingerprint. Builds go to a temporary sibling folder and are
     renamed into place, so a crash or a concurrent build never leaves a half index behind.
     """
     snapshot_dir = Path(snapshot_dir)
-    fingerprint = _articles_fingerprint(snapshot_dir)
-    local = snapshot_dir / "index"
+    fingerprint = _fingerprint(snapshot_dir, table)
+    local = snapshot_dir / SEARCHABLE[table]
     cached = Path(cache_dir or default_cache_dir()) / hashlib.sha256(
         f"{snapshot_dir.resolve()}|{fingerprint}".encode()
     ).hexdigest()[:24]
@@ -225,7 +242,7 @@ def open_or_build(snapshot_dir: str | os.PathLike, cache_dir: str | os.PathLike 
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".index-", dir=target.parent))
     try:
-        ArticleIndex.build(pl.scan_parquet(snapshot_dir / "articles.parquet"), tmp, meta={"fingerprint": fingerprint})
+        ArticleIndex.build(_documents(snapshot_dir, table), tmp, meta={"fingerprint": fingerprint})
         if not _is_current(target, fingerprint):  # else a concurrent builder won: keep theirs
             if target.exists():  # stale
                 shutil.rmtree(target)

@@ -22,6 +22,9 @@ COLUMNS = {
     "mean_bss": pl.Float64,
     "accuracy": pl.Float64,
     "time_weighted_bss": pl.Float64,
+    "market_questions": pl.Int64,
+    "market_bss": pl.Float64,  # the agent's mean BSS on questions with a market ...
+    "crowd_bss": pl.Float64,  # ... and the market consensus's on the same questions
     "run": pl.String,
 }
 
@@ -37,31 +40,43 @@ def leaderboard(run_dirs: Iterable[str | os.PathLike]) -> pl.DataFrame:
         run = json.loads((d / "run.json").read_text())
         snap = run.get("snapshot") or {}
         summary = summarise(pl.read_parquet(d / "scores.parquet"))
+        crowd = summary.pop("crowd", None) or {}
         rows.append({
             "agent": run.get("agent"),
             "snapshot": f"{snap.get('name')}@{snap.get('version')}",
             **summary,
+            "market_bss": crowd.get("agent_mean_bss"),
+            "crowd_bss": crowd.get("crowd_mean_bss"),
             "run": str(d),
         })
     df = pl.DataFrame(rows, schema=COLUMNS) if rows else pl.DataFrame(schema=COLUMNS)
     return df.select(list(COLUMNS)).sort(["mean_bss", "agent"], descending=[True, False])
 
 
-def render_leaderboard(df: pl.DataFrame, width: int = 100) -> str:
+def render_leaderboard(df: pl.DataFrame, width: int = 132) -> str:
     """The leaderboard as a text table (rich), ready to print."""
-    table = Table(title="pastcast leaderboard", caption="mean BSS and accuracy over all questions; "
-                  "a question without a forecast counts as an abstention (0)")
+    with_markets = bool(df.height) and int(df["market_questions"].max() or 0) > 0
+    caption = ("mean BSS and accuracy over all questions; a question without a forecast counts as "
+               "an abstention (0)")
+    if with_markets:
+        caption += ("; on the questions with a market, the agent's mean BSS beside the market "
+                    "consensus's (the crowd's) on the same days")
+    table = Table(title="pastcast leaderboard", caption=caption)
     table.add_column("#", justify="right")
     headers = {"agent": "agent", "snapshot": "snapshot", "questions": "questions",
                "forecast": "forecast", "mean_bss": "mean BSS", "accuracy": "top-1 acc",
                "time_weighted_bss": "time-wtd BSS"}
+    if with_markets:
+        headers |= {"market_questions": "market Q", "market_bss": "BSS on them", "crowd_bss": "crowd BSS"}
     for col, header in headers.items():
         table.add_column(header, justify="left" if col in ("agent", "snapshot") else "right")
     for i, r in enumerate(df.iter_rows(named=True), 1):
-        table.add_row(
-            str(i), r["agent"], r["snapshot"], str(r["questions"]), str(r["forecast"]),
-            f"{r['mean_bss']:+.3f}", f"{r['accuracy']:.3f}", f"{r['time_weighted_bss']:+.3f}",
-        )
+        cells = [str(i), r["agent"], r["snapshot"], str(r["questions"]), str(r["forecast"]),
+                 f"{r['mean_bss']:+.3f}", f"{r['accuracy']:.3f}", f"{r['time_weighted_bss']:+.3f}"]
+        if with_markets:
+            cells += [str(r["market_questions"])] + (
+                [f"{r['market_bss']:+.3f}", f"{r['crowd_bss']:+.3f}"] if r["market_questions"] else ["-", "-"])
+        table.add_row(*cells)
     console = Console(file=io.StringIO(), width=width, color_system=None, force_terminal=False)
     console.print(table)
     return console.file.getvalue()

@@ -14,6 +14,7 @@ import polars as pl
 
 import pastcast
 from pastcast.evaluate.agents import Agent, get_agent
+from pastcast.evaluate.consensus import MarketConsensus
 from pastcast.evaluate.environment import LedgerEntry, ReplayEnvironment
 from pastcast.evaluate.index import ArticleIndex
 from pastcast.evaluate.scoring import brier_skill_score, time_weighted_bss, top1_accuracy
@@ -32,6 +33,10 @@ SCORES_SCHEMA = {
     "source_kind": pl.String,
     "open_date": pl.Date,
     "resolution_date": pl.Date,
+    # the market consensus on the same question and days (null: no market behind it)
+    "crowd_bss": pl.Float64,
+    "crowd_accuracy": pl.Float64,
+    "crowd_time_weighted_bss": pl.Float64,
 }
 
 
@@ -81,21 +86,65 @@ def score_questions(questions: pl.DataFrame, ledger: list[LedgerEntry], start: d
             "source_kind": q.get("source_kind"),
             "open_date": q["open_date"],
             "resolution_date": q["resolution_date"],
+            "crowd_bss": None, "crowd_accuracy": None, "crowd_time_weighted_bss": None,
         })
     return pl.DataFrame(rows, schema=SCORES_SCHEMA) if rows else pl.DataFrame(schema=SCORES_SCHEMA)
 
 
+def crowd_ledger(questions: pl.DataFrame, consensus: MarketConsensus, start: date, end: date
+                 ) -> list[LedgerEntry]:
+    """What the market agent would submit: each market question's consensus on every replayed
+    day it is open, recorded when it moves."""
+    entries = []
+    for q in questions.iter_rows(named=True):
+        if q["question_id"] not in consensus:
+            continue
+        day, last = max(q["open_date"], start), None
+        stop = min(q["resolution_date"] - timedelta(days=1), end)
+        while day <= stop:
+            forecast = consensus.forecast(q["question_id"], day)
+            if forecast and forecast != last:
+                entries.append(LedgerEntry(q["question_id"], day, forecast))
+                last = forecast
+            day += timedelta(days=1)
+    return entries
+
+
+def with_crowd(scores: pl.DataFrame, questions: pl.DataFrame, consensus: MarketConsensus,
+               start: date, end: date) -> pl.DataFrame:
+    """``scores`` with the crowd's scores beside the agent's on questions that have a market."""
+    market_q = questions.filter(pl.col("question_id").is_in([q for q in questions["question_id"] if q in consensus]))
+    crowd = score_questions(market_q, crowd_ledger(market_q, consensus, start, end), start, end).select(
+        "question_id", pl.col("bss").alias("crowd_bss"), pl.col("accuracy").alias("crowd_accuracy"),
+        pl.col("time_weighted_bss").alias("crowd_time_weighted_bss"))
+    return scores.drop("crowd_bss", "crowd_accuracy", "crowd_time_weighted_bss").join(
+        crowd, on="question_id", how="left").select(list(SCORES_SCHEMA))
+
+
 def summarise(scores: pl.DataFrame) -> dict:
-    """Means over ALL questions: an unforecast question counts as an abstention (0)."""
+    """Means over ALL questions: an unforecast question counts as an abstention (0).
+
+    On questions with a market, the agent's and the crowd's means side by side (the
+    human-crowd comparison line)."""
     n = scores.height
-    mean = lambda col: float(scores[col].mean()) if n else 0.0  # noqa: E731
-    return {
+    mean = lambda df, col: float(df[col].mean()) if df.height else 0.0  # noqa: E731
+    summary = {
         "questions": n,
         "forecast": int(scores["forecast_made"].sum()) if n else 0,
-        "mean_bss": mean("bss"),
-        "accuracy": mean("accuracy"),
-        "time_weighted_bss": mean("time_weighted_bss"),
+        "mean_bss": mean(scores, "bss"),
+        "accuracy": mean(scores, "accuracy"),
+        "time_weighted_bss": mean(scores, "time_weighted_bss"),
     }
+    market = scores.filter(pl.col("crowd_bss").is_not_null()) if "crowd_bss" in scores.columns else scores.clear()
+    summary["market_questions"] = market.height
+    if market.height:
+        summary["crowd"] = {
+            "agent_mean_bss": mean(market, "bss"), "crowd_mean_bss": mean(market, "crowd_bss"),
+            "agent_accuracy": mean(market, "accuracy"), "crowd_accuracy": mean(market, "crowd_accuracy"),
+            "agent_time_weighted_bss": mean(market, "time_weighted_bss"),
+            "crowd_time_weighted_bss": mean(market, "crowd_time_weighted_bss"),
+        }
+    return summary
 
 
 def run_eval(
@@ -138,6 +187,8 @@ def run_eval(
         pl.col("open_date").is_not_null() & pl.col("resolution_date").is_not_null()
     ).sort("question_id")
     scores = score_questions(questions, list(env.ledger), env.start, env.end)
+    consensus = MarketConsensus.from_snapshot(snapshot_dir, questions)
+    scores = with_crowd(scores, questions, consensus, env.start, env.end)
     write_parquet(scores, out_dir / "scores.parquet")
 
     summary = summarise(scores)

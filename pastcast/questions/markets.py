@@ -1,9 +1,17 @@
-"""Resolved prediction markets become questions with known options and ground truth."""
+"""Resolved prediction markets become questions with known options and ground truth.
+
+Binary and multiple-choice markets keep their outcome labels as candidate answers. Numeric and
+date markets are bucketed over their stated range (equal steps, or log steps for log-scale
+markets; the two end buckets are open) so the answer is one label among a few; a numeric
+market without a range or a value is dropped with a reason. Open, closed, cancelled and
+ambiguous markets have no single true answer and are dropped, each with its own reason.
+"""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta, timezone
 
 import polars as pl
 
@@ -13,30 +21,106 @@ from pastcast.questions.extractive import category_of
 from pastcast.schemas import QUESTIONS, frame
 
 STAGE = "generate"
-GENERATOR = "market/v1"
+GENERATOR = "market/v2"
+UNRESOLVED = {"open": "unresolved", "closed": "unresolved", "cancelled": "cancelled",
+              "ambiguous": "ambiguous_resolution"}
 
 
 @dataclass(frozen=True)
 class MarketQuestionConfig:
     horizon_days: int | None = None  # open this long before resolution; None: at creation
     min_window_days: int = 7
+    numeric_buckets: int = 5  # 0 drops numeric and date markets instead of bucketing them
+
+
+def _label(value: float, is_date: bool) -> str:
+    if is_date:
+        return datetime.fromtimestamp(value, tz=timezone.utc).date().isoformat()
+    if value == 0:
+        return "0"
+    digits = 2 - int(math.floor(math.log10(abs(value))))  # three significant digits
+    text = f"{round(value, digits):,.{max(digits, 0)}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def numeric_buckets(lo: float, hi: float, n: int, log_scale: bool = False,
+                    is_date: bool = False) -> tuple[list[float], list[str]]:
+    """(inner edges, labels) of ``n`` buckets over [lo, hi]: "below a", "a to under b", ...,
+    "z or more" (dates: "before a", "a to b-1 day", ..., "z or later").
+
+    Edges are rounded to the labels' precision so a label and the edge it is compared with
+    never disagree.
+    """
+    if n < 2 or not hi > lo or (log_scale and lo <= 0):
+        raise ValueError(f"cannot bucket the range [{lo}, {hi}] into {n}{' log' if log_scale else ''} buckets")
+    if log_scale:
+        edges = [lo * (hi / lo) ** (i / n) for i in range(1, n)]
+    else:
+        edges = [lo + (hi - lo) * i / n for i in range(1, n)]
+    labels_at = [_label(e, is_date) for e in edges]
+    if len(set(labels_at)) < len(labels_at):
+        raise ValueError(f"the range [{lo}, {hi}] is too narrow for {n} distinct buckets")
+    if is_date:  # dates compare as whole days
+        edges = [datetime.fromisoformat(t).replace(tzinfo=timezone.utc).timestamp() for t in labels_at]
+    else:
+        edges = [float(t.replace(",", "")) for t in labels_at]
+    if is_date:  # whole days, both ends inclusive
+        last_days = [(date.fromisoformat(t) - timedelta(days=1)).isoformat() for t in labels_at]
+        labels = ([f"before {labels_at[0]}"] + [f"{a} to {b}" for a, b in zip(labels_at, last_days[1:])]
+                  + [f"{labels_at[-1]} or later"])
+    else:
+        labels = ([f"below {labels_at[0]}"] + [f"{a} to under {b}" for a, b in zip(labels_at, labels_at[1:])]
+                  + [f"{labels_at[-1]} or more"])
+    return edges, labels
+
+
+def bucket_of(value: float, edges: list[float]) -> int:
+    """Index of the bucket holding ``value``: buckets are [edge_i, edge_i+1), ends open."""
+    return sum(value >= e for e in edges)
+
+
+def _options(m: dict, config: MarketQuestionConfig) -> tuple[list[str], str, str] | tuple[None, str, str]:
+    """(candidate labels, answer, answer_type), or (None, drop reason, detail)."""
+    kind = m["outcome_type"]
+    if kind == "binary":
+        return list(m["outcomes"]), m["resolution"], "binary"
+    if kind == "multiple_choice":
+        return list(m["outcomes"]), m["resolution"], "option"
+    if config.numeric_buckets < 2:
+        return None, "numeric_market", "numeric bucketing is off (numeric_buckets < 2)"
+    if m["resolution_value"] is None or m["range_min"] is None or m["range_max"] is None:
+        return None, "numeric_without_range", (f"value {m['resolution_value']}, range "
+                                               f"[{m['range_min']}, {m['range_max']}]")
+    try:
+        edges, labels = numeric_buckets(m["range_min"], m["range_max"], config.numeric_buckets,
+                                        bool(m["log_scale"]), is_date=kind == "date")
+    except ValueError as exc:
+        return None, "numeric_without_range", str(exc)
+    return labels, labels[bucket_of(m["resolution_value"], edges)], "range"
+
+
+def _criteria(m: dict, options: list[str]) -> str:
+    stated = m["resolution_criteria"] or ""
+    if m["outcome_type"] in ("numeric", "date"):
+        rule = f"Answer with the range the resolved value falls in: {'; '.join(options)}."
+        return f"{stated}\n\n{rule}".strip()
+    return stated or f"Resolves to one of: {', '.join(options)}, as the market resolved."
 
 
 def market_questions(markets: pl.DataFrame, config: MarketQuestionConfig = MarketQuestionConfig()
                      ) -> tuple[pl.DataFrame, pl.DataFrame]:
     rows, drops = [], []
-    for m in markets.iter_rows(named=True):
+    for m in markets.sort("market_id").iter_rows(named=True):
         def drop(reason: str, detail: str = "") -> None:
             drops.append(Drop(m["market_id"], "market", STAGE, reason, f"{m['question']} {detail}".strip()))
 
-        if m["outcome_type"] == "numeric":
-            drop("numeric_market", "numeric markets are not bucketed yet")
+        status = m["status"]
+        if status != "resolved":
+            drop(UNRESOLVED.get(status, "unresolved"), f"(status {status})")
             continue
-        if m["resolved_at"] is None:
-            drop("unresolved")
-            continue
-        if m["resolution"] is None:
-            drop("cancelled_or_ambiguous", "resolved without a single winning outcome")
+        options, answer, answer_type = _options(m, config)
+        if options is None:
+            drop(answer, answer_type)
             continue
         resolution: date = m["resolved_at"].date()
         open_date: date = m["created_at"].date()
@@ -45,17 +129,15 @@ def market_questions(markets: pl.DataFrame, config: MarketQuestionConfig = Marke
         if (resolution - open_date).days < config.min_window_days:
             drop("short_window", f"opens {open_date}, resolves {resolution}")
             continue
-        options = ", ".join(m["outcomes"])
         rows.append({
             "question_id": stable_id(m["market_id"]),
             "title": m["question"],
             "background": m["background"] or "",
-            "resolution_criteria": (m["resolution_criteria"] or
-                                    f"Resolves to one of: {options}, as the market resolved."),
-            "answer": m["resolution"],
+            "resolution_criteria": _criteria(m, options),
+            "answer": answer,
             "answer_aliases": [],
-            "answer_type": "binary" if m["outcome_type"] == "binary" else "option",
-            "candidate_outcomes": m["outcomes"],
+            "answer_type": answer_type,
+            "candidate_outcomes": options,
             "open_date": open_date,
             "resolution_date": resolution,
             "original_resolution_date": resolution,
@@ -66,3 +148,27 @@ def market_questions(markets: pl.DataFrame, config: MarketQuestionConfig = Marke
             "category": category_of(m["question"]),
         })
     return frame(rows, QUESTIONS), drops_frame(drops)
+
+
+def market_question_problems(questions: pl.DataFrame, markets: pl.DataFrame) -> list[str]:
+    """What breaks the time rules between market questions and their markets (a snapshot
+    check): each must come from a resolved market, open no earlier than the market's creation
+    day, reveal its answer no earlier than the market's resolution day, and answer with one of
+    its candidates."""
+    by_id = {m["market_id"]: m for m in markets.iter_rows(named=True)}
+    problems = []
+    for q in questions.filter(pl.col("source_kind") == "market").iter_rows(named=True):
+        m = by_id.get((q["source_ids"] or [None])[0])
+        qid = q["question_id"]
+        if m is None:
+            problems.append(f"{qid}: its market {q['source_ids']} is not in the snapshot")
+        elif m["status"] != "resolved" or m["resolved_at"] is None:
+            problems.append(f"{qid}: market {m['market_id']} is {m['status']}, not resolved")
+        elif q["resolution_date"] < m["resolved_at"].date():
+            problems.append(f"{qid}: answer revealed {q['resolution_date']}, before the market "
+                            f"resolved on {m['resolved_at'].date()}")
+        elif q["open_date"] < m["created_at"].date():
+            problems.append(f"{qid}: opens {q['open_date']}, before the market existed ({m['created_at'].date()})")
+        elif q["answer"] not in (q["candidate_outcomes"] or []):
+            problems.append(f"{qid}: answer {q['answer']!r} is not one of its candidates")
+    return problems

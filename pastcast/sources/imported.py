@@ -1,0 +1,105 @@
+"""What an import returns: normalised rows, drops, and a tally that accounts for every input
+record (each one either reached an output table or was dropped with a reason)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import date, datetime, timezone
+
+import polars as pl
+
+from pastcast.drops import Drop, drops_frame
+from pastcast.schemas import frame
+
+MISSING = (None, "", "N/A", "n/a", "NA", "null", "None")
+
+
+def to_utc(value, what: str = "time") -> datetime | None:
+    """A UTC datetime from what dumps use for time: epoch seconds or milliseconds (int, float
+    or numeric string), ISO 8601 with ``Z``, an offset or none (read as UTC), or a bare date
+    (midnight UTC). Missing markers ("", "N/A", None) give None; anything else a ValueError.
+    """
+    if value in MISSING:
+        return None
+    if isinstance(value, datetime):
+        return value.astimezone(timezone.utc) if value.tzinfo else value.replace(tzinfo=timezone.utc)
+    if isinstance(value, date):
+        return datetime(value.year, value.month, value.day, tzinfo=timezone.utc)
+    if isinstance(value, bool):
+        raise ValueError(f"{what}: {value!r} is not a time")
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            value = float(text)
+        except ValueError:
+            try:
+                parsed = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
+            except ValueError:
+                raise ValueError(f"{what}: {value!r} is not a time") from None
+            return to_utc(parsed, what)
+    if isinstance(value, (int, float)):
+        # Seconds stay below 1e11 until the year 5138; milliseconds pass it from 1973 on.
+        seconds = value / 1000 if abs(value) >= 1e11 else value
+        if abs(seconds) >= 1e11:  # microseconds (Bluesky's time_us) or nanoseconds
+            seconds = value / 1e6 if abs(value) < 1e17 else value / 1e9
+        return datetime.fromtimestamp(seconds, tz=timezone.utc)
+    raise ValueError(f"{what}: {value!r} is not a time")
+
+
+@dataclass
+class Imported:
+    """Rows by output table, drops, and per-kind counts of input records.
+
+    Readers call ``seen(kind)`` for each input record, then either ``kept(kind)`` once it has
+    reached an output (alone or merged into a row) or ``drop(...)``. ``unaccounted()`` is
+    empty when every record was one or the other.
+    """
+
+    tables: dict[str, list[dict]] = field(default_factory=dict)
+    drops: list[Drop] = field(default_factory=list)
+    read: Counter = field(default_factory=Counter)
+    used: Counter = field(default_factory=Counter)
+
+    def seen(self, kind: str, n: int = 1) -> None:
+        self.read[kind] += n
+
+    def kept(self, kind: str, n: int = 1) -> None:
+        self.used[kind] += n
+
+    def add(self, table: str, row: dict) -> None:
+        self.tables.setdefault(table, []).append(row)
+
+    def drop(self, item_id: str, kind: str, stage: str, reason: str, detail: str = "") -> None:
+        self.drops.append(Drop(str(item_id), kind, stage, reason, detail))
+
+    def dropped(self) -> Counter:
+        return Counter(d.item_kind for d in self.drops)
+
+    def unaccounted(self) -> dict[str, int]:
+        """{kind: records neither kept nor dropped}; empty when the books balance."""
+        dropped = self.dropped()
+        kinds = set(self.read) | set(self.used) | set(dropped)
+        gaps = {k: self.read[k] - self.used[k] - dropped[k] for k in sorted(kinds)}
+        return {k: n for k, n in gaps.items() if n}
+
+    def merge(self, other: Imported) -> Imported:
+        for table, rows in other.tables.items():
+            self.tables.setdefault(table, []).extend(rows)
+        self.drops.extend(other.drops)
+        self.read.update(other.read)
+        self.used.update(other.used)
+        return self
+
+    def frame(self, table: str, schema: Mapping[str, pl.DataType]) -> pl.DataFrame:
+        return frame(self.tables.get(table, []), schema)
+
+    def drops_frame(self) -> pl.DataFrame:
+        return drops_frame(self.drops)
+
+    def counts(self) -> dict:
+        """For reports: records read, kept and dropped by kind."""
+        dropped = self.dropped()
+        return {k: {"read": self.read[k], "kept": self.used[k], "dropped": dropped[k]}
+                for k in sorted(set(self.read) | set(dropped))}
