@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 
-.PHONY: venv demo test dev corpus clean bench-ingest bench-dedup
+.PHONY: venv demo test dev corpus clean bench-ingest bench-dedup bench-social
 
 venv: $(STAMP)
 
@@ -47,3 +47,8 @@ bench-dedup: venv $(BENCH_STAMP)
 
 clean:
 	rm -rf snapshots runs data .dagster
+
+# Social import at dump scale (see bench/README.md): a synthetic 1M-comment Pushshift dump,
+# streamed vs held whole, side by side
+bench-social: venv
+	$(BIN)/python bench/social_import.py --records 1000000

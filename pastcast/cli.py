@@ -187,14 +187,16 @@ def dedup(inputs: tuple[str, ...], out_dir: str, state_dir: str | None, jaccard:
               f"articles: {run.articles_path}\ndrops:    {run.drops_path}")
 
 
-def _import_summary(result, paths_note: str) -> None:
+def _import_summary(result) -> None:
     table = Table("records", "read", "kept", "dropped", title=f"{result.kind} import ({', '.join(result.formats)})")
     for kind, c in result.counts.items():
         table.add_row(kind, f"{c['read']:,}", f"{c['kept']:,}", f"{c['dropped']:,}")
     out.print(table)
     out.print(_reason_table("dropped, by stage/reason", result.drops_by_reason))
-    rows = ", ".join(f"{name} {df.height:,}" for name, df in result.tables.items())
-    out.print(f"{len(result.inputs)} files -> {rows}, drops {result.drops.height:,}\n{paths_note}")
+    rows = ", ".join(f"{name} {n:,}" for name, n in result.rows.items())
+    out.print(f"{len(result.inputs)} files -> {rows}")
+    for name, path in result.paths.items():
+        out.print(f"{name + ':':<15}{path}")
 
 
 MARKET_FORMAT_NAMES = ("manifold", "polymarket", "metaculus", "kalshi", "forecastbench")
@@ -228,8 +230,7 @@ def markets_import(fmt: str, inputs: tuple[str, ...], out_dir: str) -> None:
         result = import_markets(fmt, inputs, out_dir)
     except (FileNotFoundError, ValueError) as exc:
         raise click.ClickException(str(exc)) from exc
-    _import_summary(result, f"tables: {Path(out_dir) / 'markets.parquet'}, "
-                            f"{Path(out_dir) / 'market_prices.parquet'}, {Path(out_dir) / 'drops.parquet'}")
+    _import_summary(result)
 
 
 @main.group()
@@ -257,7 +258,7 @@ def social_import(fmt: str, inputs: tuple[str, ...], out_dir: str) -> None:
         result = import_social(fmt, inputs, out_dir)
     except (FileNotFoundError, ValueError) as exc:
         raise click.ClickException(str(exc)) from exc
-    _import_summary(result, f"tables: {Path(out_dir) / 'posts.parquet'}, {Path(out_dir) / 'drops.parquet'}")
+    _import_summary(result)
 
 
 @main.group()

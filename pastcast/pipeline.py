@@ -22,7 +22,7 @@ from pastcast.curate.dedup import deduplicate
 from pastcast.curate.extract import ExtractConfig
 from pastcast.curate.ingest import ingest_paths
 from pastcast.drops import counts_by_reason, drops_frame
-from pastcast.imports import formats_in, read_all
+from pastcast.imports import ImportResult, formats_in, run_markets, run_social
 from pastcast.io import copy_file, write_json, write_parquet
 from pastcast.questions.extractive import GenerateConfig, generate_extractive
 from pastcast.questions.markets import MarketQuestionConfig, market_questions
@@ -124,39 +124,35 @@ def dedup(work_dir: Path) -> StageReport:
          "largest_cluster": int(kept["dup_count"].max() or 0) if kept.height else 0}).save(work_dir)
 
 
-def _records_in_out(result) -> tuple[int, int]:
+def _records_in_out(result: ImportResult) -> tuple[int, int]:
+    """Counted in input records (markets, prices, posts, resolutions, files): each is kept
+    (alone or merged into a row) or dropped."""
     return (sum(c["read"] for c in result.counts.values()),
             sum(c["kept"] for c in result.counts.values()))
 
 
 def import_markets(files: dict[str, list[Path]], work_dir: Path, unknown: list[Path] = ()) -> StageReport:
     """Every market dump of the corpus, by format, to ``markets`` and ``market_prices``."""
-    result = read_all("markets", files, unknown)
-    markets, prices = result.tables["markets"], result.tables["market_prices"]
-    # Counted in input records (markets, prices, questions, resolutions, files): each is kept
-    # (alone or merged into a row) or dropped.
-    return StageReport("markets", *_records_in_out(result), counts_by_reason(result.drops), {
-                           "markets": _write(work_dir, "markets", markets),
-                           "market_prices": _write(work_dir, "market_prices", prices),
-                           "drops": _write_drops(work_dir, "markets", result.drops)},
-                       {"table_rows": markets.height, "price_points": prices.height,
-                        "formats": {f: len(p) for f, p in files.items()},
-                        "records": result.counts,
-                        "by_status": dict(markets.group_by("status").len().sort("status").iter_rows())}
-                       ).save(work_dir)
+    result = run_markets(files, {"markets": work_dir / "markets.parquet",
+                                 "market_prices": work_dir / "market_prices.parquet",
+                                 "drops": work_dir / "drops" / "markets.parquet"}, unknown)
+    statuses = pl.scan_parquet(result.paths["markets"]).group_by("status").len().sort("status").collect()
+    return StageReport("markets", *_records_in_out(result), result.drops_by_reason,
+                       {name: str(path) for name, path in result.paths.items()},
+                       {"table_rows": result.rows["markets"], "price_points": result.rows["market_prices"],
+                        "formats": {f: len(p) for f, p in files.items()}, "records": result.counts,
+                        "by_status": dict(statuses.iter_rows())}).save(work_dir)
 
 
 def import_posts(files: dict[str, list[Path]], work_dir: Path, unknown: list[Path] = ()) -> StageReport:
-    """Every social dump of the corpus, by format, to ``posts``."""
-    result = read_all("social", files, unknown)
-    posts = result.tables["posts"]
-    return StageReport("social", *_records_in_out(result), counts_by_reason(result.drops), {
-                           "posts": _write(work_dir, "posts", posts),
-                           "drops": _write_drops(work_dir, "social", result.drops)},
-                       {"table_rows": posts.height, "formats": {f: len(p) for f, p in files.items()},
-                        "records": result.counts,
-                        "by_platform": dict(posts.group_by("platform").len().sort("platform").iter_rows())}
-                       ).save(work_dir)
+    """Every social dump of the corpus, by format, to ``posts`` (streamed)."""
+    result = run_social(files, {"posts": work_dir / "posts.parquet",
+                                "drops": work_dir / "drops" / "social.parquet"}, unknown)
+    platforms = pl.scan_parquet(result.paths["posts"]).group_by("platform").len().sort("platform").collect()
+    return StageReport("social", *_records_in_out(result), result.drops_by_reason,
+                       {name: str(path) for name, path in result.paths.items()},
+                       {"table_rows": result.rows["posts"], "formats": {f: len(p) for f, p in files.items()},
+                        "records": result.counts, "by_platform": dict(platforms.iter_rows())}).save(work_dir)
 
 
 def window_of(articles: pl.DataFrame) -> tuple[date, date]:

@@ -5,6 +5,7 @@ import json
 
 import polars as pl
 import pytest
+import zstandard
 from click.testing import CliRunner
 
 from pastcast.cli import main
@@ -83,4 +84,23 @@ def test_social_import_of_the_sample_reddit_dump(tmp_path):
     summary, drops = _books_balance(out)
     posts = pl.read_parquet(out / "posts.parquet")
     assert posts.height + drops.height == summary["records"]["post"]["read"]
-    assert posts["created_at"].is_sorted()
+
+
+@needs_shared
+def test_social_import_streams_in_parts_with_the_same_result(tmp_path):
+    from pastcast.imports import import_social
+
+    dump = SHARED / "social" / "reddit_pushshift" / "reddit_data.zst"
+    whole = import_social("reddit", [dump], tmp_path / "whole")
+    parts = import_social("reddit", [dump], tmp_path / "parts", part_rows=7)  # 1,007 lines: ~150 parts
+    for name in ("posts", "drops"):
+        a, b = pl.read_parquet(whole.paths[name]), pl.read_parquet(parts.paths[name])
+        assert a.equals(b) and a.height == whole.rows[name]
+    assert parts.counts == whole.counts and parts.drops_by_reason == whole.drops_by_reason
+    assert sorted(p.name for p in (tmp_path / "parts").iterdir()) == ["drops.parquet", "import.json", "posts.parquet"]
+    # input order: the posts appear as the lines of the dump do
+    with open(dump, "rb") as fh:
+        lines = zstandard.ZstdDecompressor(max_window_size=2**31).stream_reader(fh).read().splitlines()
+    dropped = set(pl.read_parquet(whole.paths["drops"])["item_id"])
+    in_file = [f"reddit:t1_{json.loads(line)['id']}" for line in lines if line.strip()]
+    assert pl.read_parquet(whole.paths["posts"])["post_id"].to_list() == [i for i in in_file if i not in dropped]

@@ -48,9 +48,9 @@ class Found:
     what: str = ""
 
 
-def read_bluesky(paths: Sequence[Path]) -> Imported:
+def read_bluesky(paths: Sequence[Path], imported: Imported | None = None) -> Imported:
     """Every post of ``paths``; table ``posts``."""
-    imported, kept = Imported(), set[str]()
+    imported, kept = imported or Imported(), set[str]()
     for path, where, doc in records(imported, paths):
         try:
             found = list(_document(doc))

@@ -24,9 +24,9 @@ PARENT = {"comment": "parent", "pollopt": "poll"}
 ITEM_PAGE = "https://news.ycombinator.com/item?id="
 
 
-def read_hackernews(paths: Sequence[Path]) -> Imported:
+def read_hackernews(paths: Sequence[Path], imported: Imported | None = None) -> Imported:
     """Every item of ``paths``; table ``posts``."""
-    imported, kept = Imported(), set[str]()
+    imported, kept = imported or Imported(), set[str]()
     for path, where, raw in records(imported, paths):
         detail = f"{path} {where}"
         if isinstance(raw, dict) and "type" not in raw and "karma" in raw:

@@ -4,8 +4,8 @@ record (each one either reached an output table or was dropped with a reason).""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field
 from datetime import date, datetime, timezone
 
 import polars as pl
@@ -48,6 +48,9 @@ def to_utc(value, what: str = "time") -> datetime | None:
     raise ValueError(f"{what}: {value!r} is not a time")
 
 
+Sink = Callable[[str, list[dict]], None]  # (table, rows) -> written somewhere; "drops" too
+
+
 @dataclass
 class Imported:
     """Rows by output table, drops, and per-kind counts of input records.
@@ -55,12 +58,19 @@ class Imported:
     Readers call ``seen(kind)`` for each input record, then either ``kept(kind)`` once it has
     reached an output (alone or merged into a row) or ``drop(...)``. ``unaccounted()`` is
     empty when every record was one or the other.
+
+    With a ``sink``, rows and drops are handed to it every ``sink_rows`` (and by ``flush()``)
+    instead of piling up, so a dump larger than memory streams through.
     """
 
     tables: dict[str, list[dict]] = field(default_factory=dict)
     drops: list[Drop] = field(default_factory=list)
     read: Counter = field(default_factory=Counter)
     used: Counter = field(default_factory=Counter)
+    sink: Sink | None = None
+    sink_rows: int = 100_000
+    _dropped: Counter = field(default_factory=Counter)
+    _sunk: Counter = field(default_factory=Counter)  # rows handed to the sink, by table
 
     def seen(self, kind: str, n: int = 1) -> None:
         self.read[kind] += n
@@ -69,13 +79,39 @@ class Imported:
         self.used[kind] += n
 
     def add(self, table: str, row: dict) -> None:
-        self.tables.setdefault(table, []).append(row)
+        rows = self.tables.setdefault(table, [])
+        rows.append(row)
+        if self.sink is not None and len(rows) >= self.sink_rows:
+            self._hand_over(table)
 
     def drop(self, item_id: str, kind: str, stage: str, reason: str, detail: str = "") -> None:
         self.drops.append(Drop(str(item_id), kind, stage, reason, detail))
+        self._dropped[kind] += 1
+        if self.sink is not None and len(self.drops) >= self.sink_rows:
+            self._hand_over("drops")
+
+    def _hand_over(self, table: str) -> None:
+        if table == "drops":
+            rows, self.drops = [asdict(d) for d in self.drops], []
+        else:
+            rows, self.tables[table] = self.tables.get(table, []), []
+        if rows:
+            self.sink(table, rows)
+            self._sunk[table] += len(rows)
+
+    def flush(self) -> None:
+        """Hand every row still held to the sink."""
+        if self.sink is not None:
+            for table in [*self.tables, "drops"]:
+                self._hand_over(table)
+
+    def rows(self, table: str) -> int:
+        """Rows added to ``table`` so far (held or handed over)."""
+        held = len(self.drops) if table == "drops" else len(self.tables.get(table, []))
+        return held + self._sunk[table]
 
     def dropped(self) -> Counter:
-        return Counter(d.item_kind for d in self.drops)
+        return Counter(self._dropped)
 
     def unaccounted(self) -> dict[str, int]:
         """{kind: records neither kept nor dropped}; empty when the books balance."""
@@ -85,11 +121,15 @@ class Imported:
         return {k: n for k, n in gaps.items() if n}
 
     def merge(self, other: Imported) -> Imported:
+        """Add ``other``'s rows and counts (both without a sink)."""
+        if self.sink is not None or other.sink is not None:
+            raise ValueError("merge imports before streaming them")
         for table, rows in other.tables.items():
             self.tables.setdefault(table, []).extend(rows)
         self.drops.extend(other.drops)
         self.read.update(other.read)
         self.used.update(other.used)
+        self._dropped.update(other._dropped)
         return self
 
     def frame(self, table: str, schema: Mapping[str, pl.DataType]) -> pl.DataFrame:

@@ -18,9 +18,11 @@ from pastcast.sources.imported import Imported
 from pastcast.sources.post_rows import RECORD_ERRORS, STAGE, Gone, clean_text, gone_reason, keep, post_row, records
 
 PLATFORM = "reddit"
-def read_reddit(paths: Sequence[Path]) -> Imported:
+
+
+def read_reddit(paths: Sequence[Path], imported: Imported | None = None) -> Imported:
     """Every comment and submission of ``paths``; table ``posts``."""
-    imported, kept = Imported(), set[str]()
+    imported, kept = imported or Imported(), set[str]()
     for path, where, raw in records(imported, paths):
         imported.seen("post")
         post_id = _post_id(raw)

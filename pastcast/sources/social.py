@@ -16,6 +16,7 @@ SOCIAL_FORMATS = {
 }
 
 
-def read_posts(fmt: str, paths: Sequence[str | Path]) -> Imported:
-    """Every file of one social format; table ``posts``."""
-    return reader(fmt, SOCIAL_FORMATS)([Path(p) for p in paths])
+def read_posts(fmt: str, paths: Sequence[str | Path], imported: Imported | None = None) -> Imported:
+    """Every file of one social format; table ``posts``. Pass ``imported`` (with a sink) to
+    stream rows out as they are read, or to add several formats to one import."""
+    return reader(fmt, SOCIAL_FORMATS)([Path(p) for p in paths], imported)
