@@ -3,4 +3,4 @@
 The library is plain Python over polars frames; it never imports Dagster.
 """
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"

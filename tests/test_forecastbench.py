@@ -164,3 +164,43 @@ def test_handmade_sets_cover_na_fields_horizons_ambiguity_and_bad_rows(tmp_path)
                        ("resolution", "combination_question"): 1, ("resolution", "question_not_in_set"): 1,
                        ("resolution", "malformed_resolution"): 1}
     assert imported.read["question"] == 5 and imported.used["question"] == 3  # the repeat is merged
+
+
+@needs_shared
+def test_replaying_real_forecastbench_markets_shows_each_price_only_from_its_time(tmp_path):
+    from datetime import timedelta
+
+    from evalkit import write_snapshot
+    from pastcast.evaluate.environment import ReplayEnvironment
+
+    imported = read_forecastbench(sorted(FB.glob("*.json")))
+    markets = imported.frame("markets", MARKETS)
+    prices = imported.frame("market_prices", MARKET_PRICES)
+    questions, _ = market_questions(markets)
+    priced = set(prices["market_id"])
+    questions = questions.filter(pl.col("source_ids").list.get(0).is_in(priced))
+    assert questions.height >= 20
+    first, last = prices["ts"].min().date(), questions["resolution_date"].max()
+    snap = write_snapshot(tmp_path / "fb", [], questions.to_dicts(), first.isoformat(), last.isoformat(),
+                          markets=markets.to_dicts(), prices=prices.to_dicts())
+    by_market = {m: part.sort("ts") for (m,), part in prices.group_by(["market_id"])}
+    env, checked = ReplayEnvironment(snap), 0
+    # every day a price appears or the day before it, for each priced question
+    days = sorted({d for t in prices["ts"] for d in (t.date() - timedelta(days=1), t.date())})
+    for day in days:
+        if not env.start <= day <= env.end or day < env.today:
+            continue
+        if day > env.today:
+            env.advance((day - env.today).days)
+        for q in questions.iter_rows(named=True):
+            shown = env.market_consensus(q["question_id"])
+            if not env.is_open(q["question_id"]):
+                assert shown is None
+                continue
+            series = by_market[q["source_ids"][0]]
+            visible = series.filter(pl.col("ts") < datetime(day.year, day.month, day.day, tzinfo=timezone.utc)
+                                    + timedelta(days=1))
+            expected = visible["price"].to_list()[-1] if visible.height else None
+            assert (shown or {}).get("Yes") == expected, (q["question_id"], day)
+            checked += 1
+    assert checked > 100

@@ -108,6 +108,7 @@ def test_numeric_post_from_the_api_docs():
 def test_list_of_posts_with_epoch_second_times():
     imported, by_id, prices = read("posts_list.json")
     bridge = by_id["metaculus:2011"]  # a date question: epoch seconds throughout
+    assert bridge["outcome_type"] == "date"
     assert (bridge["status"], bridge["resolution_value"]) == ("resolved", utc("2026-05-04").timestamp())
     assert (bridge["range_min"], bridge["range_max"]) == (utc("2026-01-01").timestamp(),
                                                           utc("2027-01-01").timestamp())
@@ -155,6 +156,7 @@ def test_legacy_api2_questions():
     assert by_id["metaculus:305"]["resolution_value"] == pytest.approx(1000 ** 0.5)
     assert by_id["metaculus:305"]["log_scale"] is True
     bridge = by_id["metaculus:306"]  # a date range: epoch seconds
+    assert bridge["outcome_type"] == "date" and by_id["metaculus:304"]["outcome_type"] == "numeric"
     assert bridge["range_min"] == utc("2026-01-01").timestamp()
     assert bridge["resolution_value"] == (utc("2026-01-01").timestamp() + utc("2027-01-01").timestamp()) / 2
     assert by_id["metaculus:307"]["status"] == "open"  # active_state OPEN

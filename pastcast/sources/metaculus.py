@@ -45,8 +45,9 @@ PLATFORM = "metaculus"
 SITE = "https://www.metaculus.com"
 POST_PARTS = ("question", "group_of_questions", "conditional", "notebook")
 OUTCOME_TYPES = {"binary": "binary", "multiple_choice": "multiple_choice", "numeric": "numeric",
-                 "discrete": "numeric", "date": "numeric"}
+                 "discrete": "numeric", "date": "date"}
 OPEN_STATES = {"open": "open", "upcoming": "open", "closed": "closed"}
+NUMERIC = ("numeric", "date")  # no outcome labels: a value in a range (dates in epoch seconds)
 LEGACY_CODES = {-1.0: "ambiguous", -2.0: "annulled"}  # api2's special resolution values
 # Times that say "the data is at least this new" (close times are schedules, so none of them).
 EVENT_TIMES = ("created_at", "published_at", "edited_at", "actual_resolve_time",
@@ -222,7 +223,7 @@ def _resolution_fields(res: Any, outcome_type: str, outcomes: list[str],
         return {"status": "cancelled"}
     if text == "ambiguous":
         return {"status": "ambiguous"}
-    if outcome_type == "numeric":
+    if outcome_type in NUMERIC:
         return {"status": "resolved", "resolution_value": numeric(res)}
     if outcome_type == "binary" and text in ("yes", "1", "1.0", "no", "0", "0.0"):
         return {"status": "resolved", "resolution": "Yes" if text in ("yes", "1", "1.0") else "No"}
@@ -251,7 +252,7 @@ def _post_market(market_id: str, post: dict, q: dict, as_of: datetime | None) ->
         post.get("scheduled_close_time")
     fields = _resolution_fields(q.get("resolution"), outcome_type, outcomes, value) or {
         "status": _status(q.get("status") or post.get("status"), close_at, as_of)}
-    if outcome_type == "numeric":
+    if outcome_type in NUMERIC:
         fields |= {"range_min": low, "range_max": high, "log_scale": scaling.get("zero_point") is not None}
     group = post.get("group_of_questions") or {}
     title, label = q.get("title") or "", q.get("label")
@@ -283,7 +284,9 @@ def _legacy_market(market_id: str, post: dict, q: dict, as_of: datetime | None) 
     fields: dict[str, Any] = {}
     if outcome_type == "numeric":
         scale = possibilities["scale"]
-        # Date questions give their range as dates; numeric markets keep epoch seconds.
+        # Date questions give their range as dates: a date market, in epoch seconds.
+        if not isinstance(scale["min"], (int, float)):
+            outcome_type = "date"
         low, high = (float(v) if isinstance(v, (int, float)) else to_utc(v).timestamp()
                      for v in (scale["min"], scale["max"]))
         ratio = float(scale.get("deriv_ratio") or 1)
@@ -365,7 +368,7 @@ def _prices(row: dict, group: list[Entry], imported: Imported) -> None:
             imported.seen("price")
             where = f"{entry.where}: {loc}"
             try:
-                if row["outcome_type"] == "numeric":
+                if row["outcome_type"] in NUMERIC:
                     raise Skip("numeric_market", "numeric markets have no outcome to price")
                 when = to_utc(ts, "start_time")
                 if when in done:  # the same point in another copy (or history and latest)
