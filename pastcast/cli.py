@@ -262,6 +262,89 @@ def social_import(fmt: str, inputs: tuple[str, ...], out_dir: str) -> None:
 
 
 @main.group()
+def questions() -> None:
+    """Generate candidate questions from articles."""
+
+
+@questions.command("generate")
+@click.option("--articles", "articles_dir", required=True, type=click.Path(exists=True),
+              help="A folder written by `pastcast ingest` or `pastcast dedup`, a snapshot folder, "
+                   "or an articles Parquet file.")
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
+              help="Output folder: questions.parquet, drops.parquet, llm_ledger.parquet, generate.json.")
+@click.option("--generator", type=click.Choice(["auto", "llm", "extractive"]), default="auto", show_default=True,
+              help="llm, extractive (offline, no API key), or auto: llm when a model is configured.")
+@click.option("--model", default=None, help="litellm model string (default $PASTCAST_LLM_MODEL), e.g. "
+              "gpt-4o-mini, anthropic/claude-3-5-haiku-latest, openai/<name> with --api-base.")
+@click.option("--api-base", default=None, help="API base URL (default $PASTCAST_LLM_API_BASE), e.g. a vLLM "
+              "or Ollama server: http://localhost:8000/v1.")
+@click.option("--max-cost", type=float, default=None, help="Hard budget in USD: no request starts once spent.")
+@click.option("--max-tokens", type=int, default=None,
+              help="Hard budget in tokens (prompt + completion); the budget for models with no known price.")
+@click.option("--concurrency", type=int, default=8, show_default=True, help="LLM requests in flight.")
+@click.option("--per-day", type=int, default=100, show_default=True,
+              help="Articles sent to the LLM per publication day (the best-scored outcome reports).")
+@click.option("--horizon-days", type=int, default=28, show_default=True,
+              help="A question opens this many days before it resolves.")
+@click.option("--cache", "cache_dir", default=None, type=click.Path(file_okay=False),
+              help="LLM reply cache (default $PASTCAST_CACHE/llm or ~/.cache/pastcast/llm).")
+def questions_generate(articles_dir: str, out_dir: str, generator: str, model: str | None, api_base: str | None,
+                       max_cost: float | None, max_tokens: int | None, concurrency: int, per_day: int,
+                       horizon_days: int, cache_dir: str | None) -> None:
+    """Write candidate questions from articles that report a settled outcome.
+
+    \b
+    Writes OUT/questions.parquet (the question columns), OUT/drops.parquet (every article that
+    gave no question, with the reason), OUT/llm_ledger.parquet (one row per LLM call) and
+    OUT/generate.json, e.g.
+      pastcast questions generate --articles dedup/2026-03-01 --out q/2026-03-01 --model gpt-4o-mini --max-cost 5
+    A rerun with nothing changed is answered from the LLM cache: no request, no cost.
+    """
+    from pastcast.drops import counts_by_reason
+    from pastcast.questions.generate import generate_questions, read_articles, write_generation
+
+    configured = model or os.environ.get("PASTCAST_LLM_MODEL")
+    generator = generator if generator != "auto" else ("llm" if configured else "extractive")
+    try:
+        articles = read_articles(articles_dir)
+        settings, llm_config = None, None
+        if generator == "llm":
+            from pastcast.llm import LLMSettings
+            from pastcast.questions.llm_generate import LLMGenerateConfig, SelectConfig
+
+            settings = LLMSettings.from_env(model=model, api_base=api_base, max_cost_usd=max_cost,
+                                            max_tokens=max_tokens, concurrency=concurrency,
+                                            cache_dir=Path(cache_dir) if cache_dir else None)
+            llm_config = LLMGenerateConfig(horizon_days=horizon_days, select=SelectConfig(per_day=per_day))
+        console.print(f"generator: {generator}" + (f" ({settings.model})" if settings else ""))
+        if settings is None:
+            run = generate_questions(articles, generator, horizon_days=horizon_days)
+        else:
+            with _progress() as bar:
+                task = bar.add_task("generating", total=None)
+
+                def tick(done: int, total: int) -> None:
+                    bar.update(task, completed=done, total=total, description=f"{done:,} of {total:,} articles")
+
+                run = generate_questions(articles, generator, horizon_days=horizon_days, llm_settings=settings,
+                                         llm_config=llm_config, progress=tick)
+        paths = write_generation(run, out_dir)
+    except (FileNotFoundError, ValueError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    out.print(_reason_table("articles without a question, by stage/reason", counts_by_reason(run.drops)))
+    per_article = run.questions.height / run.articles if run.articles else 0.0
+    out.print(f"{run.articles:,} articles -> {run.questions.height:,} questions ({per_article:.3f} per article)")
+    if run.usage:
+        u = run.usage
+        cost = f"${u['cost_usd']:.4f}" if u["cost_usd"] is not None else "unknown (no price for this model)"
+        out.print(f"LLM: {u['requests']:,} requests, {u['cache_hits']:,} cache hits, {u['tokens']:,} tokens "
+                  f"({u['prompt_tokens']:,} in, {u['completion_tokens']:,} out), cost {cost}; "
+                  f"{run.selected:,} articles sent")
+    for name, path in paths.items():
+        out.print(f"{name + ':':<13}{path}")
+
+
+@main.group()
 def snapshot() -> None:
     """List, show and verify snapshot versions."""
 

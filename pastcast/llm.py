@@ -1,0 +1,428 @@
+"""The one place that talks to litellm: every LLM call of pastcast goes through ``LLMClient``.
+
+Any provider works by model string (``gpt-4o-mini``, ``anthropic/claude-...``,
+``openrouter/...``, ``openai/<name>`` with ``api_base`` for a vLLM or Ollama server); model,
+API base and key come from options or ``PASTCAST_LLM_MODEL`` / ``PASTCAST_LLM_API_BASE`` /
+``PASTCAST_LLM_API_KEY`` (else the providers' usual variables, which litellm reads).
+
+Every call is:
+- cached on disk (SQLite) by model, prompt name and content hash, rendered messages and
+  parameters: a rerun, or a rebuild of an unchanged day, makes no request;
+- run concurrently, at most ``concurrency`` requests in flight (asyncio);
+- retried with exponential backoff and jitter on 429 (honouring Retry-After), 5xx, timeouts
+  and connection errors; other errors (bad request, auth) are not retried;
+- parsed as JSON and validated against the prompt's pydantic schema, with one repair request
+  that shows the model its error, then given up (the caller drops the item with the reason);
+- booked in a ledger (tokens, cost or unknown, latency, cache hit) with a hard budget: once
+  spent reaches ``max_cost_usd`` (or ``max_tokens`` for a model with no known price) no new
+  request starts; requests already in flight finish and are kept.
+
+litellm is imported lazily, with ``LITELLM_LOCAL_MODEL_COST_MAP=True`` so the import never
+fetches the price map from the network.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import random
+import re
+import sqlite3
+import time
+import tomllib
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from email.utils import parsedate_to_datetime
+from pathlib import Path
+from string import Template
+from typing import Any
+
+import polars as pl
+from pydantic import BaseModel, ValidationError
+
+
+PROMPTS_DIR = Path(__file__).resolve().parent.parent / "prompts"
+CACHE_SCHEMA = "1"
+
+LEDGER = {
+    "ts": pl.Datetime("us", "UTC"),
+    "item_id": pl.String,
+    "model": pl.String,
+    "prompt": pl.String,  # name@hash
+    "status": pl.String,  # ok, cached, invalid, error, budget
+    "attempts": pl.Int64,  # HTTP requests made for this call (0 when cached)
+    "prompt_tokens": pl.Int64,
+    "completion_tokens": pl.Int64,
+    "cost_usd": pl.Float64,  # null: the model has no known price
+    "seconds": pl.Float64,
+    "detail": pl.String,
+}
+
+
+def _litellm():
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import litellm
+
+    litellm.suppress_debug_info = True
+    return litellm
+
+
+def default_cache_dir() -> Path:
+    base = os.environ.get("PASTCAST_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache", "pastcast")
+    return Path(base) / "llm"
+
+
+@dataclass(frozen=True)
+class LLMSettings:
+    model: str
+    api_base: str | None = None
+    api_key: str | None = None
+    concurrency: int = 8
+    max_cost_usd: float | None = None  # hard budget in USD (models with a known price)
+    max_tokens: int | None = None  # hard budget in tokens, prompt + completion
+    timeout: float = 120.0  # seconds per request
+    max_attempts: int = 6  # requests per call, first one included
+    backoff_base: float = 1.0  # seconds; doubled per attempt, with jitter
+    backoff_cap: float = 60.0
+    cache_dir: Path | None = None  # default ~/.cache/pastcast/llm or $PASTCAST_CACHE/llm
+    json_mode: str = "auto"  # auto: a JSON schema where the model supports it, else JSON mode; off
+    price_per_million: tuple[float, float] | None = None  # (input, output) USD, overriding litellm's
+
+    @classmethod
+    def from_env(cls, **options) -> LLMSettings:
+        """Options win over ``PASTCAST_LLM_*`` variables; None options are ignored."""
+        options = {k: v for k, v in options.items() if v is not None}
+        model = options.pop("model", None) or os.environ.get("PASTCAST_LLM_MODEL")
+        if not model:
+            raise ValueError("no LLM model: pass --model or set PASTCAST_LLM_MODEL "
+                             "(e.g. gpt-4o-mini, anthropic/claude-3-5-haiku-latest, openai/<name> with an api base)")
+        options.setdefault("api_base", os.environ.get("PASTCAST_LLM_API_BASE") or None)
+        options.setdefault("api_key", os.environ.get("PASTCAST_LLM_API_KEY") or None)
+        return cls(model=model, **options)
+
+    def public(self) -> dict:
+        """For manifests and logs: never the key."""
+        d = {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(self).items()}
+        d["api_key"] = "***" if self.api_key else None
+        return d
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """A versioned prompt file: templates ($names) plus the call's parameters."""
+
+    name: str
+    version: str
+    system: str
+    user: str
+    temperature: float
+    max_tokens: int
+    schema: str  # name of the pydantic model its reply must match
+    sha256: str  # of the file's bytes
+
+    @property
+    def ref(self) -> str:
+        return f"{self.name}@{self.sha256[:12]}"
+
+    def messages(self, inputs: Mapping[str, Any]) -> list[dict]:
+        values = {k: v if isinstance(v, str) else json.dumps(v, ensure_ascii=False) for k, v in inputs.items()}
+        try:
+            return [{"role": "system", "content": Template(self.system).substitute(values)},
+                    {"role": "user", "content": Template(self.user).substitute(values)}]
+        except KeyError as exc:
+            raise ValueError(f"prompt {self.name}: no value for ${exc.args[0]}") from None
+
+
+def load_prompt(name: str, folder: str | Path | None = None) -> Prompt:
+    path = Path(folder or PROMPTS_DIR) / f"{name}.toml"
+    raw = path.read_bytes()
+    try:
+        spec = tomllib.loads(raw.decode("utf-8"))
+        return Prompt(name=spec.get("name", name), version=str(spec["version"]), system=spec["system"],
+                      user=spec["user"], temperature=float(spec.get("temperature", 0.0)),
+                      max_tokens=int(spec.get("max_tokens", 1024)), schema=spec["schema"],
+                      sha256=hashlib.sha256(raw).hexdigest())
+    except (KeyError, ValueError, tomllib.TOMLDecodeError) as exc:
+        raise ValueError(f"{path}: not a valid prompt file: {exc!r}") from exc
+
+
+class BudgetExhausted(Exception):
+    """The run's budget is spent: no new request may start."""
+
+
+@dataclass
+class CallResult:
+    item_id: str
+    ok: bool
+    value: BaseModel | None = None
+    reason: str = ""  # why not ok: invalid_json, llm_error, budget_exhausted
+    detail: str = ""
+    cached: bool = False
+
+
+@dataclass
+class Usage:
+    requests: int = 0  # HTTP requests made
+    calls: int = 0  # logical calls answered (from the network or the cache)
+    cache_hits: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    cost_known: bool = True  # False once a call had no price: cost_usd is then a lower bound
+    failures: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def as_dict(self) -> dict:
+        return {**asdict(self), "tokens": self.tokens,
+                "cost_usd": round(self.cost_usd, 6) if self.cost_known else None}
+
+
+class _Cache:
+    """Replies by call key in one SQLite file; safe to share between runs and processes."""
+
+    def __init__(self, folder: Path):
+        folder.mkdir(parents=True, exist_ok=True)
+        self.path = folder / "llm-cache.sqlite"
+        self._db = sqlite3.connect(self.path, timeout=30)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("CREATE TABLE IF NOT EXISTS replies (key TEXT PRIMARY KEY, model TEXT, "
+                         "prompt TEXT, content TEXT, prompt_tokens INTEGER, completion_tokens INTEGER, "
+                         "cost_usd REAL, created TEXT)")
+        self._db.commit()
+
+    def get(self, key: str) -> tuple[str, int, int, float | None] | None:
+        row = self._db.execute("SELECT content, prompt_tokens, completion_tokens, cost_usd FROM replies "
+                               "WHERE key = ?", (key,)).fetchone()
+        return tuple(row) if row else None
+
+    def put(self, key: str, model: str, prompt: str, content: str, usage: tuple[int, int, float | None]) -> None:
+        self._db.execute("INSERT OR REPLACE INTO replies VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                         (key, model, prompt, content, *usage, datetime.now(timezone.utc).isoformat()))
+        self._db.commit()
+
+    def close(self) -> None:
+        self._db.close()
+
+
+def _retry_after(exc: Exception) -> float | None:
+    """Seconds from a Retry-After header (seconds or an HTTP date), if the error carries one."""
+    for headers in (getattr(exc, "litellm_response_headers", None),
+                    getattr(getattr(exc, "response", None), "headers", None)):
+        value = headers.get("retry-after") if headers is not None else None
+        if value:
+            try:
+                return max(0.0, float(value))
+            except ValueError:
+                try:
+                    return max(0.0, (parsedate_to_datetime(value) - datetime.now(timezone.utc)).total_seconds())
+                except (TypeError, ValueError):
+                    return None
+    return None
+
+
+_FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.S)
+
+
+def parse_json(content: str, schema: type[BaseModel]) -> BaseModel:
+    """The reply as ``schema``; tolerates a Markdown code fence around the JSON."""
+    text = content or ""
+    fenced = _FENCE.match(text)
+    return schema.model_validate_json(fenced.group(1) if fenced else text)
+
+
+class LLMClient:
+    """Cached, concurrent, retried, validated and budgeted LLM calls for one run."""
+
+    def __init__(self, settings: LLMSettings, schemas: Mapping[str, type[BaseModel]]):
+        self.settings = settings
+        self.schemas = dict(schemas)
+        self.usage = Usage()
+        self.ledger: list[dict] = []
+        self._litellm = _litellm()
+        self._cache = _Cache(Path(settings.cache_dir or default_cache_dir()))
+        self._semaphore: asyncio.Semaphore | None = None
+        self._price = self._price_per_token()
+        if settings.max_cost_usd is not None and self._price is None and settings.max_tokens is None:
+            raise ValueError(f"model {settings.model} has no known price, so a cost budget cannot be "
+                             "enforced: give a token budget (--max-tokens) or its price "
+                             "(price_per_million) instead")
+
+    # -- pricing and budget -----------------------------------------------------------------
+    def _price_per_token(self) -> tuple[float, float] | None:
+        if self.settings.price_per_million:
+            inp, out = self.settings.price_per_million
+            return inp / 1e6, out / 1e6
+        try:
+            info = self._litellm.get_model_info(self.settings.model)
+        except Exception:  # litellm raises several types for an unmapped model
+            return None
+        inp, out = info.get("input_cost_per_token"), info.get("output_cost_per_token")
+        return (float(inp), float(out or 0.0)) if inp is not None else None
+
+    @property
+    def price_known(self) -> bool:
+        return self._price is not None
+
+    def _check_budget(self) -> None:
+        s, u = self.settings, self.usage
+        if s.max_cost_usd is not None and self._price is not None and u.cost_usd >= s.max_cost_usd:
+            raise BudgetExhausted(f"cost budget spent: ${u.cost_usd:.4f} of ${s.max_cost_usd:.4f}")
+        if s.max_tokens is not None and u.tokens >= s.max_tokens:
+            raise BudgetExhausted(f"token budget spent: {u.tokens:,} of {s.max_tokens:,} tokens")
+
+    @property
+    def budget_left(self) -> bool:
+        try:
+            self._check_budget()
+            return True
+        except BudgetExhausted:
+            return False
+
+    # -- one request ------------------------------------------------------------------------
+    def _params(self, prompt: Prompt, schema: type[BaseModel]) -> dict:
+        params: dict[str, Any] = {"temperature": prompt.temperature, "max_tokens": prompt.max_tokens}
+        mode = self.settings.json_mode
+        if mode == "auto":
+            try:
+                structured = self._litellm.supports_response_schema(model=self.settings.model)
+            except Exception:
+                structured = False
+            mode = "schema" if structured else "object"
+        if mode == "schema":
+            params["response_format"] = {"type": "json_schema", "json_schema": {
+                "name": schema.__name__, "schema": schema.model_json_schema(), "strict": False}}
+        elif mode == "object":
+            params["response_format"] = {"type": "json_object"}
+        return params
+
+    def _key(self, prompt: Prompt, messages: list[dict], params: dict) -> str:
+        blob = json.dumps({"v": CACHE_SCHEMA, "model": self.settings.model, "prompt": prompt.name,
+                           "prompt_sha256": prompt.sha256, "messages": messages, "params": params},
+                          sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(blob.encode()).hexdigest()
+
+    def _cost(self, response, prompt_tokens: int, completion_tokens: int) -> float | None:
+        if self._price is None:
+            return None
+        if self.settings.price_per_million:
+            return prompt_tokens * self._price[0] + completion_tokens * self._price[1]
+        try:
+            return float(self._litellm.completion_cost(completion_response=response))
+        except Exception:
+            return prompt_tokens * self._price[0] + completion_tokens * self._price[1]
+
+    async def _request(self, messages: list[dict], params: dict) -> tuple[str, int, int, float | None, int]:
+        """(content, prompt tokens, completion tokens, cost, requests made); retries inside."""
+        litellm, s = self._litellm, self.settings
+        retryable = (litellm.RateLimitError, litellm.InternalServerError, litellm.ServiceUnavailableError,
+                     litellm.BadGatewayError, litellm.Timeout, litellm.APIConnectionError)
+        attempt = 0
+        while True:
+            self._check_budget()
+            attempt += 1
+            self.usage.requests += 1
+            try:
+                response = await litellm.acompletion(
+                    model=s.model, messages=messages, api_base=s.api_base, api_key=s.api_key,
+                    timeout=s.timeout, num_retries=0, max_retries=0, **params)
+            except retryable as exc:
+                if attempt >= s.max_attempts:
+                    raise
+                wait = _retry_after(exc)
+                if wait is None:  # full jitter over an exponential ceiling
+                    wait = random.uniform(0.5, 1.0) * min(s.backoff_cap, s.backoff_base * 2 ** (attempt - 1))
+                await asyncio.sleep(min(wait, s.backoff_cap))
+                continue
+            usage = getattr(response, "usage", None)
+            p_tok = int(getattr(usage, "prompt_tokens", 0) or 0)
+            c_tok = int(getattr(usage, "completion_tokens", 0) or 0)
+            content = response.choices[0].message.content or ""
+            return content, p_tok, c_tok, self._cost(response, p_tok, c_tok), attempt
+
+    async def _answer(self, item_id: str, prompt: Prompt, messages: list[dict], params: dict
+                      ) -> tuple[str, bool, int]:
+        """(content, from cache, requests made) for one message list; booked in the ledger."""
+        key = self._key(prompt, messages, params)
+        hit = self._cache.get(key)
+        started = time.perf_counter()
+        if hit is not None:
+            self.usage.calls += 1
+            self.usage.cache_hits += 1
+            self._book(item_id, prompt, "cached", 0, hit[1], hit[2], 0.0, started)
+            return hit[0], True, 0
+        assert self._semaphore is not None
+        async with self._semaphore:
+            content, p_tok, c_tok, cost, attempts = await self._request(messages, params)
+        self.usage.calls += 1
+        self.usage.prompt_tokens += p_tok
+        self.usage.completion_tokens += c_tok
+        if cost is None:
+            self.usage.cost_known = False
+        else:
+            self.usage.cost_usd += cost
+        self._cache.put(key, self.settings.model, prompt.ref, content, (p_tok, c_tok, cost))
+        self._book(item_id, prompt, "ok", attempts, p_tok, c_tok, cost, started)
+        return content, False, attempts
+
+    def _book(self, item_id: str, prompt: Prompt, status: str, attempts: int, p_tok: int, c_tok: int,
+              cost: float | None, started: float, detail: str = "") -> None:
+        self.ledger.append({"ts": datetime.now(timezone.utc), "item_id": item_id, "model": self.settings.model,
+                            "prompt": prompt.ref, "status": status, "attempts": attempts,
+                            "prompt_tokens": p_tok, "completion_tokens": c_tok,
+                            "cost_usd": cost if status != "cached" else 0.0,
+                            "seconds": round(time.perf_counter() - started, 4), "detail": detail})
+
+    def _fail(self, item_id: str, prompt: Prompt, reason: str, detail: str, started: float) -> CallResult:
+        self.usage.failures[reason] = self.usage.failures.get(reason, 0) + 1
+        self._book(item_id, prompt, {"budget_exhausted": "budget", "invalid_json": "invalid"}.get(reason, "error"),
+                   0, 0, 0, None, started, detail[:500])
+        return CallResult(item_id, False, reason=reason, detail=detail)
+
+    # -- public -----------------------------------------------------------------------------
+    async def call(self, item_id: str, prompt: Prompt, inputs: Mapping[str, Any]) -> CallResult:
+        """One validated answer to ``prompt`` with ``inputs``, or the reason there is none."""
+        if self._semaphore is None:
+            self._semaphore = asyncio.Semaphore(self.settings.concurrency)
+        schema = self.schemas[prompt.schema]
+        messages = prompt.messages(inputs)
+        params = self._params(prompt, schema)
+        started = time.perf_counter()
+        import openai  # installed with litellm; the base class of every error litellm raises
+
+        try:
+            content, cached, _ = await self._answer(item_id, prompt, messages, params)
+            try:
+                return CallResult(item_id, True, parse_json(content, schema), cached=cached)
+            except (ValidationError, ValueError) as first:
+                # One repair: the model sees its reply and what is wrong with it.
+                repair = [*messages, {"role": "assistant", "content": content},
+                          {"role": "user", "content": "That reply is not valid JSON for the required schema: "
+                                                      f"{_short(first)}. Reply with only the corrected JSON object."}]
+                content, cached2, _ = await self._answer(item_id, prompt, repair, params)
+                try:
+                    return CallResult(item_id, True, parse_json(content, schema), cached=cached and cached2)
+                except (ValidationError, ValueError) as second:
+                    return self._fail(item_id, prompt, "invalid_json", _short(second), started)
+        except BudgetExhausted as exc:
+            return self._fail(item_id, prompt, "budget_exhausted", str(exc), started)
+        except (openai.OpenAIError, asyncio.TimeoutError) as exc:  # litellm's errors subclass openai's
+            return self._fail(item_id, prompt, "llm_error", f"{type(exc).__name__}: {str(exc)[:300]}", started)
+
+    def ledger_frame(self) -> pl.DataFrame:
+        return pl.DataFrame(self.ledger, schema=LEDGER) if self.ledger else pl.DataFrame(schema=LEDGER)
+
+    def close(self) -> None:
+        self._cache.close()
+
+
+def _short(exc: Exception) -> str:
+    if isinstance(exc, ValidationError):
+        return "; ".join(f"{'.'.join(map(str, e['loc'])) or 'reply'}: {e['msg']}" for e in exc.errors()[:5])
+    return str(exc)[:300]

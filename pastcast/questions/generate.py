@@ -1,0 +1,95 @@
+"""Question generation from articles, either generator, with one output layout.
+
+``generate_questions`` runs the extractive (offline) or the LLM generator over dated articles,
+optionally only for the articles of some days (a daily partition: earlier articles still give
+background); ``write_generation`` writes ``questions.parquet``, ``drops.parquet``,
+``llm_ledger.parquet`` (LLM runs) and ``generate.json`` (counts, usage, settings) atomically.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+
+import polars as pl
+
+from pastcast.drops import counts_by_reason
+from pastcast.io import write_json, write_parquet
+from pastcast.questions.extractive import GenerateConfig, generate_extractive
+
+GENERATORS = ("extractive", "llm")
+
+
+@dataclass
+class GenerationRun:
+    generator: str
+    questions: pl.DataFrame
+    drops: pl.DataFrame
+    articles: int  # articles considered (those of the chosen days)
+    selected: int | None = None  # sent to the LLM (LLM runs)
+    usage: dict | None = None  # LLM requests, cache hits, tokens, cost (LLM runs)
+    ledger: pl.DataFrame | None = None
+    settings: dict = field(default_factory=dict)
+
+    def summary(self) -> dict:
+        per_article = self.questions.height / self.articles if self.articles else 0.0
+        return {"generator": self.generator, "articles": self.articles, "selected_for_llm": self.selected,
+                "questions": self.questions.height, "questions_per_article": round(per_article, 4),
+                "drops_by_reason": counts_by_reason(self.drops), "llm": self.usage, "settings": self.settings}
+
+
+def read_articles(source: str | Path) -> pl.DataFrame:
+    """Articles from a folder written by ``pastcast ingest``/``dedup``, a snapshot, or a file."""
+    path = Path(source)
+    file = path / "articles.parquet" if path.is_dir() else path
+    if not file.is_file():
+        raise FileNotFoundError(f"no articles at {path} (expected a folder with articles.parquet, or a Parquet file)")
+    return pl.read_parquet(file)
+
+
+def _days(articles: pl.DataFrame, days: Iterable[date] | None) -> pl.Series:
+    on_day = articles["published_at"].dt.date()
+    return on_day.is_in(list(days)) if days is not None else on_day.is_not_null()
+
+
+def generate_questions(articles: pl.DataFrame, generator: str = "extractive", *,
+                       days: Iterable[date] | None = None, horizon_days: int = 28,
+                       window_start: date | None = None, llm_settings=None, llm_config=None,
+                       progress: Callable[[int, int], None] | None = None) -> GenerationRun:
+    """Candidate questions from the articles of ``days`` (all when None)."""
+    if generator not in GENERATORS:
+        raise ValueError(f"unknown generator {generator!r}; use one of {GENERATORS}")
+    days = sorted(set(days)) if days is not None else None
+    chosen = _days(articles, days)
+    n = int(chosen.sum())
+    if window_start is None and articles.height:
+        window_start = articles["published_at"].min().date() if articles["published_at"].min() else None
+    if generator == "extractive":
+        config = GenerateConfig(horizon_days=horizon_days, window_start=window_start)
+        questions, drops = generate_extractive(articles, config)
+        if days is not None:  # earlier articles gave background; keep only these days' output
+            ids = set(articles.filter(chosen)["article_id"])
+            questions = questions.filter(pl.col("source_ids").list.get(0).is_in(ids))
+            drops = drops.filter(pl.col("item_id").is_in(ids))
+        return GenerationRun("extractive", questions, drops, n, settings={"horizon_days": horizon_days})
+    from pastcast.questions.llm_generate import LLMGenerateConfig, generate_llm
+
+    if llm_settings is None:
+        raise ValueError("the LLM generator needs a model: pass --model or set PASTCAST_LLM_MODEL")
+    config = llm_config or LLMGenerateConfig(horizon_days=horizon_days, window_start=window_start)
+    result = generate_llm(articles.filter(chosen), llm_settings, config, progress=progress)
+    return GenerationRun("llm", result.questions, result.drops, n, result.selected, result.usage.as_dict(),
+                         result.ledger, {"llm": llm_settings.public(), "horizon_days": config.horizon_days,
+                                         "per_day": config.select.per_day, "max_questions": config.max_questions})
+
+
+def write_generation(run: GenerationRun, out_dir: str | Path) -> dict[str, Path]:
+    out_dir = Path(out_dir)
+    paths = {"questions": write_parquet(run.questions, out_dir / "questions.parquet"),
+             "drops": write_parquet(run.drops, out_dir / "drops.parquet")}
+    if run.ledger is not None:
+        paths["llm_ledger"] = write_parquet(run.ledger, out_dir / "llm_ledger.parquet")
+    paths["summary"] = write_json(run.summary(), out_dir / "generate.json")
+    return paths

@@ -1,0 +1,278 @@
+"""The LLM path against a real OpenAI-protocol HTTP server on loopback: litellm's own client
+makes every request. Scripted replies cover valid answers, malformed JSON, 429 with
+Retry-After, 500s and slow responses; the tests assert the retries, drops, cache, concurrency
+limit and budget stop."""
+
+import json
+import threading
+import time
+from datetime import date
+
+import polars as pl
+import pytest
+
+from evalkit import article, ts
+from openai_server import OpenAIServer, Reply, completion, error
+from pastcast.llm import LLMClient, LLMSettings, load_prompt, parse_json
+from pastcast.questions.llm_generate import (SCHEMAS, GeneratedQuestions, LLMGenerateConfig, SelectConfig,
+                                             generate_llm, select_articles)
+from pastcast.schemas import ARTICLES, QUESTIONS, frame
+
+MODEL = "openai/test-model"  # an OpenAI-compatible server with no known price
+
+
+def _article(i: int, day: str = "2026-03-08", winner: str | None = None) -> dict:
+    winner = winner or f"Candidate {chr(65 + i % 26)}{i}"
+    text = (f"{winner} won the Kestrel Bay mayoral election on Sunday, the electoral office said. "
+            f"Turnout was 61 percent. The count in district {i} finished late.")
+    row = article(f"a{i:04d}", f"{winner} wins Kestrel Bay mayoral election", text, ts(day, 21))
+    return row | {"dup_cluster": f"a{i:04d}"}
+
+
+def _winner(body: dict) -> str:
+    user = body["messages"][1]["content"]
+    return user.split("Title: ", 1)[1].split(" wins Kestrel Bay", 1)[0]
+
+
+def generation(body: dict) -> str:
+    w = _winner(body)
+    return json.dumps({"reports_outcome": True, "questions": [{
+        "title": "Who will win the 2026 Kestrel Bay mayoral election?",
+        "background": "Kestrel Bay elects its mayor in March 2026.",
+        "resolution_criteria": "The winner according to the electoral office.",
+        "answer": w, "answer_aliases": [], "answer_type": "person",
+        "resolution_date": "2026-03-08", "evidence": f"{w} won the Kestrel Bay mayoral election"}]})
+
+
+def check(body: dict) -> str:
+    w = _winner(body)
+    return json.dumps({"keep": True, "best": 0, "title": "Who will win the 2026 Kestrel Bay mayoral election?",
+                       "background": "Kestrel Bay elects its mayor in March 2026.",
+                       "resolution_criteria": "The winner according to the electoral office.",
+                       "answer": w, "answer_aliases": [], "answer_type": "person",
+                       "resolution_date": "2026-03-08", "rewrote": [], "reason": ""})
+
+
+def is_check(body: dict) -> bool:
+    return "You review candidate questions" in body["messages"][0]["content"]
+
+
+def happy(body: dict, n: int) -> Reply:
+    return completion(check(body) if is_check(body) else generation(body), 100, 20)
+
+
+def _settings(server, tmp_path, **kw) -> LLMSettings:
+    kw = {"concurrency": 4, "backoff_base": 0.01, "backoff_cap": 2.0, "timeout": 5.0,
+          "cache_dir": tmp_path / "cache", **kw}
+    return LLMSettings(model=MODEL, api_base=server.url, api_key="test-key", **kw)
+
+
+CONFIG = LLMGenerateConfig(select=SelectConfig(per_day=None))
+
+
+def _articles(n: int) -> pl.DataFrame:
+    return frame([_article(i) for i in range(n)], ARTICLES)
+
+
+def test_generation_writes_questions_and_a_rerun_makes_no_request(tmp_path):
+    articles = frame([_article(0), _article(1),
+                      article("p", "Preview: who could win the cup final?", "The final is on Sunday. "
+                              "Pundits predict a close match; the Rovers are expected to win.", ts("2026-03-07"))],
+                     ARTICLES)
+    with OpenAIServer(happy) as server:
+        first = generate_llm(articles, _settings(server, tmp_path), CONFIG)
+        assert len(server.requests) == 4  # two articles, two passes each; the preview is not sent
+        second = generate_llm(articles, _settings(server, tmp_path), CONFIG)
+        assert len(server.requests) == 4  # everything from the cache
+    assert first.questions.equals(second.questions) and dict(first.questions.schema) == QUESTIONS
+    q = first.questions.sort("source_ids").row(0, named=True)
+    assert q["answer"] == "Candidate A0" and q["source_ids"] == ["a0000"]
+    assert (q["open_date"], q["resolution_date"]) == (date(2026, 2, 8), date(2026, 3, 8))
+    gen, chk = load_prompt("question_generate"), load_prompt("question_check")
+    assert q["generator"] == f"llm:{MODEL}/question_generate@{gen.sha256[:12]}+question_check@{chk.sha256[:12]}"
+    assert dict(zip(first.drops["item_id"], first.drops["reason"])) == {"p": "not_outcome_report"}
+    assert first.usage.requests == 4 and first.usage.cache_hits == 0 and first.usage.tokens == 4 * 120
+    assert first.usage.cost_known is False  # no price for a local model: tokens only
+    assert second.usage.requests == 0 and second.usage.cache_hits == 4 and second.usage.tokens == 0
+    assert set(second.ledger["status"]) == {"cached"} and set(first.ledger["status"]) == {"ok"}
+    # the request used JSON mode and the prompt's parameters
+    body = server.requests[0]
+    assert body["response_format"] == {"type": "json_object"} and body["temperature"] == gen.temperature
+
+
+def test_429_with_retry_after_and_500_are_retried(tmp_path):
+    def script(body, n):
+        if n == 0:
+            return error(429, "slow down", {"Retry-After": "0.3"})
+        if n == 1:
+            return error(500, "boom")
+        return happy(body, n)
+
+    with OpenAIServer(script) as server:
+        started = time.perf_counter()
+        result = generate_llm(_articles(1), _settings(server, tmp_path, concurrency=1), CONFIG)
+        elapsed = time.perf_counter() - started
+    assert result.questions.height == 1 and result.drops.is_empty()
+    assert len(server.requests) == 4 and result.usage.requests == 4
+    assert result.ledger["attempts"].to_list() == [3, 1]  # generation needed three requests
+    assert elapsed >= 0.3  # Retry-After was honoured
+
+
+def test_retries_give_up_after_max_attempts_and_bad_requests_are_not_retried(tmp_path):
+    def script(body, n):
+        return error(503, "overloaded") if _winner(body).endswith("0") else error(400, "bad request")
+
+    articles = frame([_article(0, winner="Ana Ruiz0"), _article(1, winner="Bo Lind1")], ARTICLES)
+    with OpenAIServer(script) as server:
+        result = generate_llm(articles, _settings(server, tmp_path, max_attempts=3), CONFIG)
+        by_winner = [_winner(b) for b in server.requests]
+    assert by_winner.count("Ana Ruiz0") == 3 and by_winner.count("Bo Lind1") == 1
+    assert set(result.drops["reason"]) == {"llm_error"} and result.drops.height == 2
+    assert result.questions.is_empty()
+
+
+def test_malformed_json_gets_one_repair_then_a_drop(tmp_path):
+    def script(body, n):
+        winner = _winner(body)
+        repairing = len(body["messages"]) > 2
+        if winner.startswith("Fixed") and not is_check(body):
+            return completion(generation(body) if repairing else "{not json")
+        if winner.startswith("Broken") and not is_check(body):
+            return completion('{"reports_outcome": "perhaps"}')  # valid JSON, wrong schema, twice
+        if winner.startswith("Fenced") and not is_check(body):
+            return completion(f"```json\n{generation(body)}\n```")
+        return happy(body, n)
+
+    articles = frame([_article(0, winner="Fixed One"), _article(1, winner="Broken Two"),
+                      _article(2, winner="Fenced Three")], ARTICLES)
+    with OpenAIServer(script) as server:
+        result = generate_llm(articles, _settings(server, tmp_path), CONFIG)
+    assert sorted(result.questions["answer"]) == ["Fenced Three", "Fixed One"]
+    (d,) = result.drops.iter_rows(named=True)
+    assert (d["item_id"], d["reason"]) == ("a0001", "invalid_json") and "reports_outcome" in d["detail"]
+    repairs = [b for b in server.requests if len(b["messages"]) == 4]
+    assert len(repairs) == 2  # one for Fixed, one for Broken; none for the fenced reply
+    assert "not valid JSON for the required schema" in repairs[0]["messages"][3]["content"]
+
+
+def test_a_slow_response_times_out_and_is_retried(tmp_path):
+    def script(body, n):
+        return Reply(**{**happy(body, n).__dict__, "delay": 1.5}) if n == 0 else happy(body, n)
+
+    with OpenAIServer(script) as server:
+        result = generate_llm(_articles(1), _settings(server, tmp_path, timeout=0.5, concurrency=1), CONFIG)
+    assert result.questions.height == 1 and len(server.requests) == 3
+    assert result.ledger["attempts"].to_list() == [2, 1]
+
+
+def test_requests_in_flight_never_exceed_the_concurrency_limit(tmp_path):
+    with OpenAIServer(happy, latency=0.15) as server:
+        started = time.perf_counter()
+        result = generate_llm(_articles(24), _settings(server, tmp_path, concurrency=4), CONFIG)
+        elapsed = time.perf_counter() - started
+    assert result.questions.height == 24 and len(server.requests) == 48
+    assert server.max_in_flight == 4
+    assert elapsed < 48 * 0.15 / 2  # the calls overlapped
+
+
+def test_a_token_budget_stops_the_run_and_keeps_finished_work(tmp_path):
+    with OpenAIServer(happy, latency=0.05) as server:
+        result = generate_llm(_articles(40), _settings(server, tmp_path, concurrency=2, max_tokens=1000), CONFIG)
+    per_request = 120
+    assert result.usage.tokens >= 1000
+    assert result.usage.tokens <= 1000 + 2 * per_request  # at most the requests in flight when it ran out
+    reasons = result.drops["reason"].value_counts().sort("reason").rows()
+    assert ("budget_exhausted", 40 - result.questions.height) in reasons
+    # 9 or 10 requests started before the books showed 1,000 tokens: 4 or 5 articles finished
+    assert result.questions.height in (4, 5) and len(server.requests) == result.usage.requests
+    assert result.questions.height + result.drops.height == 40  # every article accounted for
+
+
+def test_a_cost_budget_needs_a_price(tmp_path):
+    with OpenAIServer(happy) as server:
+        with pytest.raises(ValueError, match="no known price"):
+            LLMClient(_settings(server, tmp_path, max_cost_usd=1.0), SCHEMAS)
+        # with a price (e.g. a self-hosted model's own accounting) the cost budget applies
+        priced = _settings(server, tmp_path, max_cost_usd=0.0005, price_per_million=(1.0, 5.0), concurrency=1)
+        result = generate_llm(_articles(10), priced, CONFIG)
+    per_request = 100 * 1.0e-6 + 20 * 5.0e-6  # $0.0002
+    assert result.usage.cost_known and result.usage.cost_usd == pytest.approx(3 * per_request)
+    assert result.usage.cost_usd <= 0.0005 + per_request
+    assert result.questions.height == 1 and "budget_exhausted" in set(result.drops["reason"])
+
+
+def test_settings_come_from_options_then_environment(monkeypatch):
+    monkeypatch.setenv("PASTCAST_LLM_MODEL", "openai/from-env")
+    monkeypatch.setenv("PASTCAST_LLM_API_BASE", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("PASTCAST_LLM_API_KEY", "secret")
+    s = LLMSettings.from_env(concurrency=3)
+    assert (s.model, s.api_base, s.api_key, s.concurrency) == ("openai/from-env", "http://127.0.0.1:9/v1", "secret", 3)
+    assert LLMSettings.from_env(model="gpt-4o-mini").model == "gpt-4o-mini"
+    assert s.public()["api_key"] == "***"
+    monkeypatch.delenv("PASTCAST_LLM_MODEL")
+    with pytest.raises(ValueError, match="PASTCAST_LLM_MODEL"):
+        LLMSettings.from_env()
+
+
+def test_parse_json_and_selection_rules():
+    good = json.dumps({"reports_outcome": False})
+    assert parse_json(f"```json\n{good}\n```", GeneratedQuestions).reports_outcome is False
+    rows = [_article(i) for i in range(3)] + [_article(3) | {"dup_cluster": "a0000"}]
+    rows += [article("op", "Opinion: what the election means", "Analysis of what could happen next.",
+                     ts("2026-03-08"))]
+    selected, drops = select_articles(frame(rows, ARTICLES), SelectConfig(per_day=2))
+    assert selected.height == 2
+    assert sorted((d.item_id, d.reason) for d in drops) == [
+        ("a0002", "day_limit"), ("a0003", "cluster_limit"), ("op", "not_outcome_report")]
+
+
+def test_cli_questions_generate_with_the_llm_then_from_the_cache(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from pastcast.cli import main
+
+    articles_dir = tmp_path / "dedup"
+    articles_dir.mkdir()
+    _articles(3).write_parquet(articles_dir / "articles.parquet")
+    monkeypatch.setenv("PASTCAST_LLM_API_KEY", "test-key")
+    monkeypatch.setenv("PASTCAST_CACHE", str(tmp_path / "cache"))
+    with OpenAIServer(happy) as server:
+        args = ["questions", "generate", "--articles", str(articles_dir), "--out", str(tmp_path / "q"),
+                "--model", MODEL, "--api-base", server.url, "--concurrency", "2", "--max-tokens", "100000"]
+        first = CliRunner().invoke(main, args)
+        again = CliRunner().invoke(main, args)
+        assert len(server.requests) == 6
+    assert first.exit_code == 0, first.output
+    assert "3 articles -> 3 questions (1.000 per article)" in first.output
+    assert "LLM: 6 requests, 0 cache hits, 720 tokens" in first.output and "cost unknown" in first.output
+    assert "LLM: 0 requests, 6 cache hits, 0 tokens" in again.output
+    out = tmp_path / "q"
+    assert sorted(p.name for p in out.iterdir()) == ["drops.parquet", "generate.json", "llm_ledger.parquet",
+                                                     "questions.parquet"]
+    summary = json.loads((out / "generate.json").read_text())
+    assert summary["generator"] == "llm" and summary["settings"]["llm"]["api_key"] == "***"
+    assert pl.read_parquet(out / "questions.parquet").height == 3
+
+
+def test_cli_questions_generate_offline(tmp_path):
+    from click.testing import CliRunner
+
+    from pastcast.cli import main
+    from warcs import SAMPLE
+
+    articles_dir = tmp_path / "a"
+    articles_dir.mkdir()
+    _articles(2).write_parquet(articles_dir / "articles.parquet")
+    result = CliRunner().invoke(main, ["questions", "generate", "--articles", str(articles_dir),
+                                       "--out", str(tmp_path / "q"), "--generator", "extractive"])
+    assert result.exit_code == 0, result.output
+    questions = pl.read_parquet(tmp_path / "q" / "questions.parquet")
+    drops = pl.read_parquet(tmp_path / "q" / "drops.parquet")
+    assert questions.height + drops.height >= 2 and "generator: extractive" in result.output
+    assert not (tmp_path / "q" / "llm_ledger.parquet").exists()
+    no_model = CliRunner().invoke(main, ["questions", "generate", "--articles", str(articles_dir), "--out",
+                                         str(tmp_path / "x"), "--generator", "llm"], env={"PASTCAST_LLM_MODEL": ""})
+    assert no_model.exit_code != 0 and "PASTCAST_LLM_MODEL" in no_model.output
+    no_articles = CliRunner().invoke(main, ["questions", "generate", "--articles", str(SAMPLE), "--out",
+                                            str(tmp_path / "x")])
+    assert no_articles.exit_code != 0 and "no articles at" in no_articles.output
