@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 
-.PHONY: venv demo test dev corpus clean bench-ingest bench-dedup bench-social
+.PHONY: venv demo test dev corpus clean bench-ingest bench-dedup bench-social bench-llm
 
 venv: $(STAMP)
 
@@ -52,3 +52,8 @@ clean:
 # streamed vs held whole, side by side
 bench-social: venv
 	$(BIN)/python bench/social_import.py --records 1000000
+
+# LLM generation against the loopback OpenAI-protocol server of the tests (see bench/README.md)
+bench-llm: venv
+	$(BIN)/python bench/llm_generation.py
+	$(BIN)/python bench/llm_generation.py --latency 0.5 --throughput-articles 30 --articles 0
