@@ -9,7 +9,7 @@ notebooks and tests.
 from __future__ import annotations
 
 import json
-
+import shutil
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import date
@@ -24,7 +24,7 @@ from pastcast.curate.ingest import ingest_paths
 from pastcast.drops import counts_by_reason, drops_frame
 from pastcast.imports import ImportResult, formats_in, run_markets, run_social
 from pastcast.io import copy_file, write_json, write_parquet
-from pastcast.questions.extractive import GenerateConfig, generate_extractive
+from pastcast.questions.generate import GenerationRun, generate_questions, write_generation
 from pastcast.questions.markets import MarketQuestionConfig, market_questions
 from pastcast.questions.validate import validate_questions
 from pastcast.schemas import ARTICLES, MARKET_PRICES, MARKETS, POSTS, QUESTIONS, empty
@@ -163,19 +163,81 @@ def window_of(articles: pl.DataFrame) -> tuple[date, date]:
     return days[0], days[1]
 
 
-def generate(work_dir: Path, config: GenerateConfig | None = None,
-             market_config: MarketQuestionConfig = MarketQuestionConfig()) -> StageReport:
+NEWS_QUESTIONS = Path("questions") / "news"  # one folder per publication day: day=YYYY-MM-DD
+MARKET_QUESTIONS = Path("questions") / "market"
+
+
+def article_days(work_dir: Path) -> list[date]:
+    """Publication days of the deduplicated articles: the partitions of news questions."""
+    path = work_dir / "articles.parquet"
+    if not path.is_file():
+        return []
+    days = pl.scan_parquet(path).select(pl.col("published_at").dt.date().unique().sort()).collect()
+    return [d for d in days.to_series().to_list() if d is not None]
+
+
+def generate_news(work_dir: Path, days: list[date] | None = None, generator: str = "extractive", *,
+                  llm_settings=None, llm_config=None, horizon_days: int = 28,
+                  progress: Callable[[int, int], None] | None = None) -> StageReport:
+    """Candidate questions from the articles of ``days`` (default: every day), one output
+    folder per day, so a day can be rebuilt alone; earlier days' articles give background.
+    One LLM budget covers the whole call."""
     articles = _table(work_dir, "articles", ARTICLES)
+    days = sorted(days if days is not None else article_days(work_dir))
+    window_start = window_of(articles)[0] if articles.height else None
+    run = generate_questions(articles, generator, days=days, window_start=window_start,
+                             horizon_days=horizon_days, llm_settings=llm_settings, llm_config=llm_config,
+                             progress=progress)
+    day_of = dict(articles.select("article_id", pl.col("published_at").dt.date()).iter_rows())
+    for day in days:
+        ids = {a for a, d in day_of.items() if d == day}
+        part = GenerationRun(
+            run.generator, run.questions.filter(pl.col("source_ids").list.get(0).is_in(ids)),
+            run.drops.filter(pl.col("item_id").is_in(ids)), len(ids), None, None,
+            run.ledger.filter(pl.col("item_id").is_in(ids)) if run.ledger is not None else None, run.settings)
+        write_generation(part, work_dir / NEWS_QUESTIONS / f"day={day.isoformat()}")
+    return StageReport("generate_news", run.articles, run.questions.height, counts_by_reason(run.drops),
+                       {"folder": str(work_dir / NEWS_QUESTIONS)},
+                       {"days": len(days), "generator": run.generator, "llm": run.usage or {},
+                        "selected_for_llm": run.selected})
+
+
+def generate_markets(work_dir: Path, config: MarketQuestionConfig = MarketQuestionConfig()) -> StageReport:
+    """Candidate questions from resolved markets."""
     markets = _table(work_dir, "markets", MARKETS)
-    config = config or GenerateConfig(window_start=window_of(articles)[0] if articles.height else None)
-    news_q, news_drops = generate_extractive(articles, config)
-    market_q, market_drops = market_questions(markets, market_config)
-    candidates, drops = pl.concat([news_q, market_q]), pl.concat([news_drops, market_drops])
-    return StageReport("generate", articles.height + markets.height, candidates.height,
-                       counts_by_reason(drops), {
-                           "question_candidates": _write(work_dir, "question_candidates", candidates),
-                           "drops": _write_drops(work_dir, "generate", drops)},
-                       {"from_news": news_q.height, "from_markets": market_q.height}).save(work_dir)
+    questions, drops = market_questions(markets, config)
+    folder = work_dir / MARKET_QUESTIONS
+    return StageReport("generate_markets", markets.height, questions.height, counts_by_reason(drops), {
+        "questions": str(write_parquet(questions, folder / "questions.parquet")),
+        "drops": str(write_parquet(drops, folder / "drops.parquet"))})
+
+
+def gather_candidates(work_dir: Path) -> StageReport:
+    """Every day's news candidates and the market candidates into ``question_candidates``."""
+    folders = sorted((work_dir / NEWS_QUESTIONS).glob("day=*"))
+    sources = [*folders, work_dir / MARKET_QUESTIONS]
+    questions = [pl.read_parquet(f / "questions.parquet") for f in sources if (f / "questions.parquet").is_file()]
+    drops = [pl.read_parquet(f / "drops.parquet") for f in sources if (f / "drops.parquet").is_file()]
+    candidates = pl.concat(questions) if questions else empty(QUESTIONS)
+    drops_df = pl.concat(drops) if drops else drops_frame([])
+    news = candidates.filter(pl.col("source_kind") == "news").height
+    summaries = [json.loads((f / "generate.json").read_text()) for f in folders if (f / "generate.json").is_file()]
+    articles = sum(s["articles"] for s in summaries)
+    markets = _table(work_dir, "markets", MARKETS).height if (work_dir / MARKET_QUESTIONS).is_dir() else 0
+    return StageReport("generate", articles + markets, candidates.height, counts_by_reason(drops_df), {
+        "question_candidates": _write(work_dir, "question_candidates", candidates),
+        "drops": _write_drops(work_dir, "generate", drops_df)},
+        {"from_news": news, "from_markets": candidates.height - news, "news_days": len(folders),
+         "generators": sorted({s["generator"] for s in summaries})}).save(work_dir)
+
+
+def generate(work_dir: Path, generator: str = "extractive",
+             market_config: MarketQuestionConfig = MarketQuestionConfig(), **news_options) -> StageReport:
+    """Every day's news questions, the market questions, gathered (a full rebuild)."""
+    shutil.rmtree(work_dir / NEWS_QUESTIONS, ignore_errors=True)  # no day of an older build lingers
+    generate_news(work_dir, None, generator, **news_options)
+    generate_markets(work_dir, market_config)
+    return gather_candidates(work_dir)
 
 
 def validate(work_dir: Path) -> StageReport:

@@ -29,27 +29,39 @@ def main() -> int:
     from pastcast.evaluate.agents import get_agent
     from pastcast.evaluate.leaderboard import leaderboard, render_leaderboard
     from pastcast.evaluate.runner import run_eval
+    from pastcast.pipeline import article_days
     from pastcast.snapshot import read_manifest, resolve
+    from pipelines.build import build_corpus
     from pipelines.definitions import defs
+    from pipelines.resources import storage_from_env
 
-    console = Console()
+    console = Console() if sys.stdout.isatty() else Console(width=120)
     started = time.monotonic()
     console.print(f"[bold]1/2[/] materializing the asset graph (Dagster instance: {home})")
     quiet = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+    work_dir = Path(storage_from_env().work_dir)
     with dg.DagsterInstance.get() as instance:
-        result = defs.resolve_job_def("build_snapshot").execute_in_process(
-            instance=instance, run_config=quiet, raise_on_error=False)
-        if not result.success:
-            console.print(f"[red]the Dagster run {result.run_id} failed; its log is in the UI "
-                          "(`make dev`) and above[/]")
-            return 1
-        for event in result.get_asset_materialization_events():
-            meta = event.materialization.metadata
-            rows, dropped = meta.get("rows_out"), meta.get("dropped")
-            detail = f"{rows.value:>6} rows, {dropped.value} dropped" if rows else meta["version"].value
-            console.print(f"  {event.asset_key.to_user_string():<20} {detail}")
-        for check in result.get_asset_check_evaluations():
-            console.print(f"  check {check.check_name:<26} {'passed' if check.passed else 'FAILED'}")
+        runs = build_corpus(defs, instance, work_dir, run_config=quiet)
+        days = article_days(work_dir)
+        for result in runs:
+            if not result.success:
+                console.print(f"[red]the Dagster run {result.run_id} failed; its log is in the UI "
+                              "(`make dev`) and above[/]")
+                return 1
+            seen = set()
+            for event in result.get_asset_materialization_events():
+                key = event.asset_key.to_user_string()
+                if key in seen:  # one line per asset, not per day
+                    continue
+                seen.add(key)
+                meta = event.materialization.metadata
+                rows, dropped = meta.get("dagster/row_count"), meta.get("dropped")
+                detail = f"{rows.value:>6} rows, {dropped.value} dropped" if rows else meta["version"].value
+                if event.partition:
+                    detail += f" (days {days[0]}..{days[-1]} in one run)"
+                console.print(f"  {key:<20} {detail}")
+            for check in result.get_asset_check_evaluations():
+                console.print(f"  check {check.check_name:<26} {'passed' if check.passed else 'FAILED'}")
     snapshots_dir = os.environ.get("PASTCAST_SNAPSHOTS_DIR", "snapshots")
     name = os.environ.get("PASTCAST_SNAPSHOT_NAME", "sample")
     folder = resolve(name, root=snapshots_dir)

@@ -6,7 +6,9 @@ from pathlib import Path
 
 import dagster as dg
 
+from pastcast.llm import LLMSettings
 from pastcast.pipeline import CorpusFiles
+from pastcast.questions.llm_generate import LLMGenerateConfig, SelectConfig
 from pastcast.questions.markets import MarketQuestionConfig
 
 
@@ -32,6 +34,52 @@ class PastcastStorage(dg.ConfigurableResource):
     def market_questions(self) -> MarketQuestionConfig:
         return MarketQuestionConfig(horizon_days=self.market_horizon_days or None,
                                     numeric_buckets=self.numeric_buckets)
+
+
+class QuestionGenerator(dg.ConfigurableResource):
+    """How news questions are generated: offline (extractive) or by an LLM through litellm."""
+
+    generator: str = "extractive"  # or "llm"
+    model: str | None = None  # litellm model string
+    api_base: str | None = None
+    api_key: str | None = None
+    max_cost_usd: float | None = None  # per run
+    max_tokens: int | None = None  # per run; the budget for models with no known price
+    concurrency: int = 8
+    per_day: int = 100  # articles sent to the LLM per day
+    horizon_days: int = 28
+    cache_dir: str | None = None
+
+    def options(self) -> dict:
+        """Keyword arguments of ``pipeline.generate_news`` (the LLM settings when it is used)."""
+        if self.generator != "llm":
+            return {"horizon_days": self.horizon_days}
+        settings = LLMSettings.from_env(model=self.model, api_base=self.api_base, api_key=self.api_key,
+                                        max_cost_usd=self.max_cost_usd, max_tokens=self.max_tokens,
+                                        concurrency=self.concurrency,
+                                        cache_dir=Path(self.cache_dir) if self.cache_dir else None)
+        return {"horizon_days": self.horizon_days, "llm_settings": settings,
+                "llm_config": LLMGenerateConfig(horizon_days=self.horizon_days,
+                                                select=SelectConfig(per_day=self.per_day))}
+
+
+def _optional(name: str, cast=str):
+    value = dg.EnvVar(name).get_value("")
+    return cast(value) if value else None
+
+
+def generator_from_env() -> QuestionGenerator:
+    """PASTCAST_QUESTION_GENERATOR=llm with PASTCAST_LLM_MODEL (and _API_BASE, _API_KEY) turns
+    the LLM on; PASTCAST_LLM_MAX_COST / _MAX_TOKENS / _CONCURRENCY / _PER_DAY bound it."""
+    return QuestionGenerator(
+        generator=dg.EnvVar("PASTCAST_QUESTION_GENERATOR").get_value("extractive"),
+        model=_optional("PASTCAST_LLM_MODEL"), api_base=_optional("PASTCAST_LLM_API_BASE"),
+        api_key=_optional("PASTCAST_LLM_API_KEY"), max_cost_usd=_optional("PASTCAST_LLM_MAX_COST", float),
+        max_tokens=_optional("PASTCAST_LLM_MAX_TOKENS", int),
+        concurrency=int(dg.EnvVar("PASTCAST_LLM_CONCURRENCY").get_value("8")),
+        per_day=int(dg.EnvVar("PASTCAST_LLM_PER_DAY").get_value("100")),
+        cache_dir=_optional("PASTCAST_LLM_CACHE"),
+    )
 
 
 def storage_from_env() -> PastcastStorage:

@@ -12,11 +12,16 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_definitions_load_with_every_asset_check_and_job():
+    import dagster as dg
+
     from pipelines.definitions import defs
 
     keys = {k.to_user_string() for k in defs.resolve_asset_graph().get_all_asset_keys()}
-    assert keys == {"articles_raw", "articles", "markets", "posts", "question_candidates",
-                    "questions", "snapshot"}
+    assert keys == {"articles_raw", "articles", "markets", "posts", "news_questions", "market_questions",
+                    "question_candidates", "questions", "snapshot"}
+    news = defs.resolve_asset_graph().get(dg.AssetKey("news_questions"))
+    assert news.partitions_def is not None and news.partitions_def.start.date().isoformat() == "2016-08-01"
+    assert news.pools == {"llm"}  # LLM-bound steps share a concurrency pool
     assert defs.resolve_job_def("build_snapshot") is not None
     checks = {c.name for c in defs.resolve_asset_graph().asset_check_keys}
     assert {"manifest_matches_files", "no_answer_in_own_text", "market_questions_follow_their_markets"} <= checks

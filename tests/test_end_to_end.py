@@ -15,6 +15,8 @@ from pastcast.evaluate.agents import get_agent
 from pastcast.evaluate.runner import run_eval
 from pastcast.text import contains_phrase
 from pastcast.snapshot import read_manifest, resolve, verify
+from pastcast.pipeline import article_days
+from pipelines.build import build_corpus
 from pipelines.definitions import defs
 from pipelines.resources import PastcastStorage
 from warcs import SAMPLE
@@ -26,18 +28,23 @@ def built(tmp_path_factory):
     storage = PastcastStorage(corpus_dir=str(SAMPLE), work_dir=str(root / "work"),
                               snapshots_dir=str(root / "snapshots"), snapshot_name="sample")
     with dg.DagsterInstance.ephemeral() as instance:
-        result = dg.materialize([*defs.assets, *defs.asset_checks], resources={"storage": storage},
-                                instance=instance)
-    return root, result
+        results = build_corpus(defs, instance, root / "work", resources={"storage": storage})
+    return root, results
 
 
 def test_every_asset_materializes_and_the_blocking_checks_pass(built):
-    root, result = built
-    assert result.success
-    materialized = {e.asset_key.to_user_string() for e in result.get_asset_materialization_events()}
-    assert materialized == {"articles_raw", "articles", "markets", "posts", "question_candidates",
-                            "questions", "snapshot"}
-    checks = {c.check_name: c.passed for c in result.get_asset_check_evaluations()}
+    root, results = built
+    assert len(results) == 2 and all(r.success for r in results)
+    events = [e for r in results for e in r.get_asset_materialization_events()]
+    materialized = {e.asset_key.to_user_string() for e in events}
+    assert materialized == {"articles_raw", "articles", "markets", "posts", "news_questions", "market_questions",
+                            "question_candidates", "questions", "snapshot"}
+    # one run covered every publication day of the sample: a materialization per day
+    days = {e.partition for e in events if e.asset_key.to_user_string() == "news_questions"}
+    published = article_days(root / "work")
+    assert len(days) == (published[-1] - published[0]).days + 1 and min(days) == "2026-01-05"
+    assert len({r.run_id for r in results}) == 2
+    checks = {c.check_name: c.passed for r in results for c in r.get_asset_check_evaluations()}
     assert checks == {"manifest_matches_files": True, "no_answer_in_own_text": True,
                       "market_questions_follow_their_markets": True}
 

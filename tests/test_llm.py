@@ -276,3 +276,34 @@ def test_cli_questions_generate_offline(tmp_path):
     no_articles = CliRunner().invoke(main, ["questions", "generate", "--articles", str(SAMPLE), "--out",
                                             str(tmp_path / "x")])
     assert no_articles.exit_code != 0 and "no articles at" in no_articles.output
+
+
+def test_the_daily_asset_generates_one_day_with_the_llm_and_reports_its_cost(tmp_path):
+    import dagster as dg
+
+    from assets.questions import news_questions
+    from pipelines.resources import PastcastStorage, QuestionGenerator
+
+    work = tmp_path / "work"
+    work.mkdir()
+    rows = [_article(0), _article(1), _article(2, day="2026-03-09")]
+    frame(rows, ARTICLES).write_parquet(work / "articles.parquet")
+    with OpenAIServer(happy) as server:
+        resources = {"storage": PastcastStorage(work_dir=str(work)),
+                     "generator": QuestionGenerator(generator="llm", model=MODEL, api_base=server.url,
+                                                    api_key="k", max_tokens=100_000, concurrency=2,
+                                                    cache_dir=str(tmp_path / "cache"))}
+        with dg.DagsterInstance.ephemeral() as instance:
+            first = dg.materialize([news_questions], partition_key="2026-03-08", resources=resources,
+                                   instance=instance)
+            again = dg.materialize([news_questions], partition_key="2026-03-08", resources=resources,
+                                   instance=instance)
+        assert len(server.requests) == 4  # the two articles of 03-08, once
+    meta = first.get_asset_materialization_events()[0].materialization.metadata
+    assert meta["llm/requests"].value == 4 and meta["llm/tokens"].value == 480
+    assert meta["llm/cost_usd"].value == "unknown" and meta["dagster/row_count"].value == 2
+    assert again.get_asset_materialization_events()[0].materialization.metadata["llm/requests"].value == 0
+    day = work / "questions" / "news" / "day=2026-03-08"
+    assert pl.read_parquet(day / "questions.parquet").height == 2
+    assert pl.read_parquet(day / "llm_ledger.parquet").height == 4
+    assert not (work / "questions" / "news" / "day=2026-03-09").exists()  # another partition
