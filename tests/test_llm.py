@@ -307,3 +307,29 @@ def test_the_daily_asset_generates_one_day_with_the_llm_and_reports_its_cost(tmp
     assert pl.read_parquet(day / "questions.parquet").height == 2
     assert pl.read_parquet(day / "llm_ledger.parquet").height == 4
     assert not (work / "questions" / "news" / "day=2026-03-09").exists()  # another partition
+
+
+def test_a_priced_model_gets_a_json_schema_and_its_cost_from_litellm(tmp_path):
+    # gpt-4o-mini is in litellm's local price map and supports response schemas; the requests
+    # still go to the loopback server through api_base.
+    with OpenAIServer(happy) as server:
+        settings = LLMSettings(model="gpt-4o-mini", api_base=server.url, api_key="k", cache_dir=tmp_path / "c",
+                               max_cost_usd=1.0, backoff_base=0.01)
+        result = generate_llm(_articles(1), settings, CONFIG)
+        body = server.requests[0]
+    assert body["response_format"]["type"] == "json_schema"
+    assert body["response_format"]["json_schema"]["name"] == "GeneratedQuestions"
+    assert "reports_outcome" in json.dumps(body["response_format"]["json_schema"]["schema"])
+    assert result.usage.cost_known and 0 < result.usage.cost_usd < 0.001  # 2 x (100 in, 20 out) tokens
+    assert result.ledger["cost_usd"].sum() == pytest.approx(result.usage.cost_usd)
+
+
+def test_only_the_llm_module_imports_litellm():
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    importers = sorted(str(p.relative_to(root)) for d in ("pastcast", "assets", "pipelines")
+                       for p in (root / d).rglob("*.py")
+                       if re.search(r"^\s*(import litellm|from litellm)", p.read_text(), re.M))
+    assert importers == ["pastcast/llm.py"]
