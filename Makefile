@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 
-.PHONY: venv demo test dev corpus clean bench-ingest bench-dedup bench-social bench-llm
+.PHONY: venv demo test dev corpus clean bench-ingest bench-dedup bench-social bench-llm bench-questions
 
 venv: $(STAMP)
 
@@ -57,3 +57,8 @@ bench-social: venv
 bench-llm: venv
 	$(BIN)/python bench/llm_generation.py
 	$(BIN)/python bench/llm_generation.py --latency 0.5 --throughput-articles 30 --articles 0
+
+# The offline question generator: event recall and precision on the sample, and every question
+# it writes from the real news pages in ../shared/data, for reading (see bench/README.md)
+bench-questions: venv
+	$(BIN)/python bench/extractive_questions.py
