@@ -331,7 +331,9 @@ class LLMClient:
             try:
                 response = await litellm.acompletion(
                     model=s.model, messages=messages, api_base=s.api_base, api_key=s.api_key,
-                    timeout=s.timeout, num_retries=0, max_retries=0, **params)
+                    timeout=s.timeout, num_retries=0, max_retries=0,
+                    drop_params=True,  # a provider without JSON mode gets the prompt's instructions only
+                    **params)
             except retryable as exc:
                 if attempt >= s.max_attempts:
                     raise
