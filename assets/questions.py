@@ -11,7 +11,7 @@ from assets.markets import markets
 from assets.news import articles
 from pastcast import pipeline
 from pipelines.partitions import DAILY
-from pipelines.resources import PastcastStorage, QuestionGenerator
+from pipelines.resources import PastcastStorage, QuestionFilter, QuestionGenerator
 
 
 # A deliberate choice (a range of days in one run, under one LLM budget); Dagster marks it beta.
@@ -52,7 +52,9 @@ def question_candidates(storage: PastcastStorage) -> dg.MaterializeResult:
     return materialized(pipeline.gather_candidates(storage.work()))
 
 
-@dg.asset(group_name="questions", kinds={"parquet"}, deps=[question_candidates],
-          description="Questions that pass validation; one per event, earliest report kept.")
-def questions(storage: PastcastStorage) -> dg.MaterializeResult:
-    return materialized(pipeline.validate(storage.work()))
+@dg.asset(group_name="questions", kinds={"parquet"}, deps=[question_candidates, articles],
+          description="Questions that pass the filter: validation, no answer in their own or another "
+                      "question's text, duplicates merged, resolution dates moved to the first article "
+                      "that reports the answer; evidence and an audit report kept.")
+def questions(storage: PastcastStorage, question_filter: QuestionFilter) -> dg.MaterializeResult:
+    return materialized(pipeline.filter_questions_stage(storage.work(), **question_filter.options()))

@@ -8,8 +8,8 @@ from assets.news import articles
 from assets.questions import questions
 from assets.social import posts
 from pastcast import pipeline, snapshot as snapshots
+from pastcast.questions.filter import revision_problems, snapshot_leaks
 from pastcast.questions.markets import market_question_problems
-from pastcast.questions.validate import leaks_in_own_text
 from pipelines.resources import PastcastStorage
 
 
@@ -42,11 +42,33 @@ def manifest_matches_files(storage: PastcastStorage) -> dg.AssetCheckResult:
 
 
 @dg.asset_check(asset=snapshot, blocking=True,
-                description="No question shows its own answer in its title, background or criteria.")
+                description="No question shows its own answer (or an alias, abbreviation, surname or "
+                            "near spelling) in its title, background or resolution criteria.")
 def no_answer_in_own_text(storage: PastcastStorage) -> dg.AssetCheckResult:
-    leaks = leaks_in_own_text(pl.read_parquet(_latest(storage) / "questions.parquet"))
+    leaks = snapshot_leaks(pl.read_parquet(_latest(storage) / "questions.parquet"))["self"]
     return dg.AssetCheckResult(passed=not leaks, metadata={"leaking_questions": len(leaks),
-                                                           "examples": ", ".join(leaks[:10])})
+                                                           "examples": "; ".join(leaks[:5])})
+
+
+@dg.asset_check(asset=snapshot, blocking=True,
+                description="No question's answer appears in the visible text of another question open "
+                            "at the same time.")
+def no_answer_in_other_questions(storage: PastcastStorage) -> dg.AssetCheckResult:
+    pairs = snapshot_leaks(pl.read_parquet(_latest(storage) / "questions.parquet"))["cross"]
+    return dg.AssetCheckResult(passed=not pairs, metadata={"pairs": len(pairs), "examples": "; ".join(pairs[:5])})
+
+
+@dg.asset_check(asset=snapshot, blocking=True,
+                description="Every revised resolution date is backed by stored evidence: articles in the "
+                            "snapshot, the earliest published on the new date.")
+def revised_dates_have_evidence(storage: PastcastStorage) -> dg.AssetCheckResult:
+    folder = _latest(storage)
+    questions = pl.read_parquet(folder / "questions.parquet")
+    problems = revision_problems(questions, pl.read_parquet(folder / "articles.parquet",
+                                                            columns=["article_id", "published_at"]))
+    revised = questions.filter(pl.col("resolution_date") != pl.col("original_resolution_date")).height
+    return dg.AssetCheckResult(passed=not problems, metadata={"revised": revised, "problems": len(problems),
+                                                              "examples": "; ".join(problems[:5])})
 
 
 @dg.asset_check(asset=snapshot, blocking=True,

@@ -344,6 +344,102 @@ def questions_generate(articles_dir: str, out_dir: str, generator: str, model: s
         out.print(f"{name + ':':<13}{path}")
 
 
+@questions.command("filter")
+@click.option("--questions", "questions_file", required=True, type=click.Path(exists=True),
+              help="Candidate questions: a Parquet file (or a folder with questions.parquet).")
+@click.option("--articles", "articles_dir", required=True, type=click.Path(exists=True),
+              help="The article corpus searched for early reports: a folder of `ingest`/`dedup`, a snapshot, "
+                   "or an articles Parquet file.")
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
+              help="Output folder: questions.parquet, drops.parquet, evidence.parquet, audit.md.")
+@click.option("--window-start", type=click.DateTime(["%Y-%m-%d"]), default=None,
+              help="Resolution dates before this day are dropped (default: the first article day).")
+@click.option("--window-end", type=click.DateTime(["%Y-%m-%d"]), default=None,
+              help="Resolution dates after this day are dropped (default: the last article day).")
+@click.option("--min-window-days", type=int, default=7, show_default=True,
+              help="Shortest forecasting window (open date to resolution date), also after a revision.")
+@click.option("--max-answer-words", type=int, default=6, show_default=True)
+@click.option("--answer-types", default=None,
+              help="Comma-separated allow-list of answer types (default: every type the generators write).")
+@click.option("--judge", is_flag=True, help="Confirm early-report evidence with an LLM judge (else the lexical rule decides).")
+@click.option("--too-easy", is_flag=True, help="Drop questions a model answers from the news before they open.")
+@click.option("--label-noise", is_flag=True, help="Drop questions a model cannot answer even with all the news up to resolution.")
+@click.option("--model", default=None, help="LLM for --judge/--too-easy/--label-noise (default $PASTCAST_LLM_MODEL).")
+@click.option("--api-base", default=None, help="API base URL (default $PASTCAST_LLM_API_BASE).")
+@click.option("--max-cost", type=float, default=None, help="Hard LLM budget in USD.")
+@click.option("--max-tokens", type=int, default=None, help="Hard LLM budget in tokens.")
+@click.option("--concurrency", type=int, default=8, show_default=True)
+def questions_filter(questions_file: str, articles_dir: str, out_dir: str, window_start, window_end,
+                     min_window_days: int, max_answer_words: int, answer_types: str | None, judge: bool,
+                     too_easy: bool, label_noise: bool, model: str | None, api_base: str | None,
+                     max_cost: float | None, max_tokens: int | None, concurrency: int) -> None:
+    """Filter candidate questions: validation, leaks, duplicates, resolution-date revision.
+
+    \b
+    Writes OUT/questions.parquet (kept, with revised resolution dates, original dates and
+    evidence article ids), OUT/drops.parquet (question_id, stage, reason, detail),
+    OUT/evidence.parquet and OUT/audit.md (counts per stage and reason, and the evidence of
+    every dropped, revised or merged question), e.g.
+      pastcast questions filter --questions q/questions.parquet --articles dedup/2026-03 --out filtered/
+    """
+    from dataclasses import replace as with_
+
+    from pastcast.drops import counts_by_reason
+    from pastcast.questions.filter import FilterConfig, filter_questions, write_filter_run
+    from pastcast.questions.generate import read_articles
+    from pastcast.questions.validate import ANSWER_TYPES, ValidateConfig
+    from pastcast.questions.difficulty import DifficultyConfig
+
+    try:
+        qpath = Path(questions_file)
+        candidates = pl_read(qpath / "questions.parquet" if qpath.is_dir() else qpath)
+        articles = read_articles(articles_dir)
+        days = articles["published_at"].dt.date()
+        types = frozenset(t.strip() for t in answer_types.split(",")) if answer_types else ANSWER_TYPES
+        config = FilterConfig(
+            validate=ValidateConfig(max_answer_words=max_answer_words, min_window_days=min_window_days,
+                                    answer_types=types,
+                                    window_start=window_start.date() if window_start else days.min(),
+                                    window_end=window_end.date() if window_end else days.max()),
+            difficulty=DifficultyConfig(too_easy=too_easy, label_noise=label_noise))
+        config = with_(config, revision=with_(config.revision, min_window_days=min_window_days))
+        settings, llm_judge = None, None
+        if judge or too_easy or label_noise:
+            from pastcast.llm import LLMSettings
+
+            settings = LLMSettings.from_env(model=model, api_base=api_base, max_cost_usd=max_cost,
+                                            max_tokens=max_tokens, concurrency=concurrency)
+        if judge:
+            from pastcast.questions.revision import LLMJudge
+
+            llm_judge = LLMJudge(settings)
+        try:
+            run = filter_questions(candidates, articles, config, judge=llm_judge, llm_settings=settings)
+        finally:
+            if llm_judge is not None:
+                llm_judge.close()
+        paths = write_filter_run(run, out_dir)
+    except (FileNotFoundError, ValueError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    table = Table("stage", "in", "out", "dropped", "revised", title="question filter")
+    for st in run.stages:
+        table.add_row(st["stage"], f"{st['in']:,}", f"{st['out']:,}", f"{st['dropped']:,}", f"{st['revised']:,}")
+    out.print(table)
+    out.print(_reason_table("dropped, by stage/reason", counts_by_reason(run.drops_frame())))
+    out.print(f"{candidates.height:,} candidates -> {run.questions.height:,} questions; "
+              f"early-report evidence decided by: {run.decided_by}")
+    for name, path in paths.items():
+        out.print(f"{name + ':':<11}{path}")
+
+
+def pl_read(path: Path):
+    import polars as pl
+
+    if not path.is_file():
+        raise FileNotFoundError(f"no questions at {path}")
+    return pl.read_parquet(path)
+
+
 @main.group()
 def snapshot() -> None:
     """List, show and verify snapshot versions."""

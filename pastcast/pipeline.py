@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import shutil
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import date
 from pathlib import Path
 
@@ -22,12 +22,14 @@ from pastcast.curate.dedup import deduplicate
 from pastcast.curate.extract import ExtractConfig
 from pastcast.curate.ingest import ingest_paths
 from pastcast.drops import counts_by_reason, drops_frame
+from pastcast.evaluate.index import open_or_build
 from pastcast.imports import ImportResult, formats_in, run_markets, run_social
-from pastcast.io import copy_file, write_json, write_parquet
+from pastcast.io import copy_file, write_json, write_parquet, write_text
 from pastcast.questions.generate import GenerationRun, generate_questions, write_generation
+from pastcast.questions.audit import render_audit
+from pastcast.questions.filter import FilterConfig, filter_questions
 from pastcast.questions.markets import MarketQuestionConfig, market_questions
-from pastcast.questions.validate import validate_questions
-from pastcast.schemas import ARTICLES, MARKET_PRICES, MARKETS, POSTS, QUESTIONS, empty
+from pastcast.schemas import ARTICLES, MARKET_PRICES, MARKETS, POSTS, QUESTION_EVIDENCE, QUESTIONS, empty
 from pastcast.snapshot import write_snapshot
 from pastcast.sources.markets import MARKET_FORMATS
 from pastcast.sources.social import SOCIAL_FORMATS
@@ -240,11 +242,50 @@ def generate(work_dir: Path, generator: str = "extractive",
     return gather_candidates(work_dir)
 
 
-def validate(work_dir: Path) -> StageReport:
+def filter_questions_stage(work_dir: Path, config: FilterConfig | None = None, judge=None,
+                           llm_settings=None) -> StageReport:
+    """Candidates to benchmark questions: validation, leaks, duplicates, resolution-date
+    revision against the corpus (its date-gated index, built once beside the articles),
+    optional difficulty probes; writes the evidence table and the audit report."""
     candidates = _table(work_dir, "question_candidates", QUESTIONS)
-    kept, drops = validate_questions(candidates)
-    return StageReport("validate", candidates.height, kept.height, counts_by_reason(drops), {
-        "questions": _write(work_dir, "questions", kept), "drops": _write_drops(work_dir, "validate", drops)}).save(work_dir)
+    articles = _table(work_dir, "articles", ARTICLES)
+    config = config or FilterConfig()
+    if articles.height and config.validate.window_start is None and config.validate.window_end is None:
+        start, end = window_of(articles)
+        config = replace(config, validate=replace(config.validate, window_start=start, window_end=end))
+    index = open_or_build(work_dir) if articles.height else None
+    try:
+        run = filter_questions(candidates, articles, config, index=index, judge=judge, llm_settings=llm_settings)
+    finally:
+        if judge is not None and hasattr(judge, "close"):
+            judge.close()  # its LLM cache
+    (work_dir / "drops" / "validate.parquet").unlink(missing_ok=True)  # the stage's former name
+    drops = run.drops_frame()
+    audit = render_audit(run)
+    return StageReport("filter", candidates.height, run.questions.height, counts_by_reason(drops), {
+        "questions": _write(work_dir, "questions", run.questions),
+        "question_evidence": _write(work_dir, "question_evidence", run.evidence_frame()),
+        "audit": str(write_text(audit, work_dir / "audit.md")),
+        "drops": _write_drops(work_dir, "filter", drops)},
+        {"stages": {s["stage"]: {k: v for k, v in s.items() if k != "stage"} for s in run.stages},
+         "revised": sum(1 for e in run.evidence if e.action == "revise"), "decided_by": run.decided_by}
+    ).save(work_dir)
+
+
+def _llm_usage(work_dir: Path) -> dict:
+    """LLM use of the build, summed over the days' generation summaries."""
+    total = {"requests": 0, "cache_hits": 0, "tokens": 0, "cost_usd": 0.0, "cost_known": True}
+    for summary in sorted((work_dir / NEWS_QUESTIONS).glob("day=*/generate.json")):
+        llm = json.loads(summary.read_text()).get("llm") or {}
+        for key in ("requests", "cache_hits", "tokens"):
+            total[key] += llm.get(key) or 0
+        if llm:
+            if llm.get("cost_usd") is None:
+                total["cost_known"] = False
+            else:
+                total["cost_usd"] += llm["cost_usd"]
+    total["cost_usd"] = round(total["cost_usd"], 6) if total["cost_known"] else None
+    return total
 
 
 def snapshot(work_dir: Path, snapshots_dir: Path, name: str, inputs: list[Path],
@@ -260,10 +301,13 @@ def snapshot(work_dir: Path, snapshots_dir: Path, name: str, inputs: list[Path],
         "market_prices": _table(work_dir, "market_prices", MARKET_PRICES),
         "posts": _table(work_dir, "posts", POSTS),
         "drops": drops,
+        "question_evidence": _table(work_dir, "question_evidence", QUESTION_EVIDENCE),
     }
     reports = {p.stem: json.loads(p.read_text()) for p in sorted((work_dir / "reports").glob("*.json"))}
+    audit = work_dir / "audit.md"
+    files = {"audit.md": audit.read_text(encoding="utf-8")} if audit.is_file() else {}
     return write_snapshot(tables, snapshots_dir, name, window_of(articles), inputs=inputs,
-                          stage_counts=reports, config=config)
+                          stage_counts=reports, config=config, extra={"llm": _llm_usage(work_dir)}, files=files)
 
 
 def run_all(corpus_dir: str | Path, work_dir: str | Path, snapshots_dir: str | Path,
@@ -275,7 +319,7 @@ def run_all(corpus_dir: str | Path, work_dir: str | Path, snapshots_dir: str | P
     steps = [lambda: ingest(files.warc, work, on_progress=on_progress), lambda: dedup(work),
              lambda: import_markets(files.markets, work, files.unknown_markets),
              lambda: import_posts(files.social, work, files.unknown_social),
-             lambda: generate(work), lambda: validate(work)]
+             lambda: generate(work), lambda: filter_questions_stage(work)]
     for step in steps:
         report = step()
         if on_stage:

@@ -101,6 +101,18 @@ POSTS = {
     "score": pl.Int64,
 }
 
+QUESTION_EVIDENCE = {  # why the question filter dropped, revised, merged or paired a question
+    "question_id": pl.String,
+    "stage": pl.String,  # validate, self_leak, dedup, revision, cross_leak, difficulty
+    "action": pl.String,  # drop, revise, merge, pair, note
+    "reason": pl.String,
+    "article_ids": pl.List(pl.String),
+    "dates": pl.List(pl.String),  # of those articles, same order
+    "spans": pl.List(pl.String),  # the matching text
+    "other_question_id": pl.String,  # the other side of a pair or a merge
+    "detail": pl.String,
+}
+
 TABLES: dict[str, Mapping[str, pl.DataType]] = {
     "articles": ARTICLES,
     "questions": QUESTIONS,
@@ -108,6 +120,7 @@ TABLES: dict[str, Mapping[str, pl.DataType]] = {
     "market_prices": MARKET_PRICES,
     "posts": POSTS,
     "drops": DROPS,
+    "question_evidence": QUESTION_EVIDENCE,
 }
 
 

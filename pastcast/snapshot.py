@@ -69,8 +69,10 @@ def resolve(path_or_ref: str | Path, root: str | Path = "snapshots") -> Path:
 def write_snapshot(tables: dict[str, pl.DataFrame], root: str | Path, name: str,
                    window: tuple[date, date], inputs: list[str | Path] = (),
                    stage_counts: dict | None = None, config: dict | None = None,
-                   extra: dict | None = None) -> Path:
-    """Write a new version of snapshot ``name`` and move ``LATEST`` to it; return its folder."""
+                   extra: dict | None = None, files: dict[str, str] | None = None) -> Path:
+    """Write a new version of snapshot ``name`` and move ``LATEST`` to it; return its folder.
+    ``files`` are text files stored beside the tables (e.g. the filter's ``audit.md``), hashed
+    in the manifest like them."""
     unknown = set(tables) - set(TABLES)
     if unknown:
         raise ValueError(f"unknown snapshot tables {sorted(unknown)}; known: {sorted(TABLES)}")
@@ -84,6 +86,10 @@ def write_snapshot(tables: dict[str, pl.DataFrame], root: str | Path, name: str,
             df = conform(tables.get(table, pl.DataFrame(schema=dict(schema))), schema, table)
             path = write_parquet(df, staging / f"{table}.parquet")
             table_info[table] = {"file": path.name, "rows": df.height, "sha256": sha256_file(path)}
+        file_info = {}
+        for file_name, text in (files or {}).items():
+            path = write_text(text, staging / file_name)
+            file_info[file_name] = {"file": path.name, "sha256": sha256_file(path)}
         drops = tables.get("drops")
         parent = latest_version(root, name)
         manifest = {
@@ -97,6 +103,7 @@ def write_snapshot(tables: dict[str, pl.DataFrame], root: str | Path, name: str,
             "inputs": [{"file": Path(p).name, "bytes": Path(p).stat().st_size,
                         "sha256": sha256_file(p)} for p in inputs],
             "tables": table_info,
+            "files": file_info,
             "stage_counts": stage_counts or {},
             "drops_by_reason": counts_by_reason(drops) if drops is not None else {},
             "llm": {"calls": 0, "tokens": 0, "cost_usd": 0.0},
@@ -163,4 +170,10 @@ def verify(snapshot_dir: str | Path) -> list[str]:
         rows = pl.scan_parquet(path).select(pl.len()).collect().item()
         if rows != info["rows"]:
             problems.append(f"{table}: {rows} rows, manifest says {info['rows']}")
+    for name, info in (read_manifest(folder).get("files") or {}).items():
+        path = folder / info["file"]
+        if not path.is_file():
+            problems.append(f"{name}: {path} is missing")
+        elif sha256_file(path) != info["sha256"]:
+            problems.append(f"{name}: sha256 differs from the manifest")
     return problems

@@ -8,8 +8,12 @@ import dagster as dg
 
 from pastcast.llm import LLMSettings
 from pastcast.pipeline import CorpusFiles
+from pastcast.questions.difficulty import DifficultyConfig
+from pastcast.questions.filter import FilterConfig
 from pastcast.questions.llm_generate import LLMGenerateConfig, SelectConfig
 from pastcast.questions.markets import MarketQuestionConfig
+from pastcast.questions.revision import LLMJudge, RevisionConfig
+from pastcast.questions.validate import ValidateConfig
 
 
 class PastcastStorage(dg.ConfigurableResource):
@@ -63,6 +67,32 @@ class QuestionGenerator(dg.ConfigurableResource):
                                                 select=SelectConfig(per_day=self.per_day))}
 
 
+class QuestionFilter(dg.ConfigurableResource):
+    """The question filter's settings; the LLM parts (judge, difficulty probes) are off by default."""
+
+    min_window_days: int = 7
+    judge: bool = False  # confirm early-report evidence with an LLM (else the lexical rule decides)
+    too_easy: bool = False
+    label_noise: bool = False
+    model: str | None = None  # for the LLM parts; default PASTCAST_LLM_MODEL
+    api_base: str | None = None
+    api_key: str | None = None
+    max_cost_usd: float | None = None
+    max_tokens: int | None = None
+
+    def options(self) -> dict:
+        """Keyword arguments of ``pipeline.filter_questions_stage``."""
+        config = FilterConfig(validate=ValidateConfig(min_window_days=self.min_window_days),
+                              revision=RevisionConfig(min_window_days=self.min_window_days),
+                              difficulty=DifficultyConfig(too_easy=self.too_easy, label_noise=self.label_noise))
+        if not (self.judge or self.too_easy or self.label_noise):
+            return {"config": config}
+        settings = LLMSettings.from_env(model=self.model, api_base=self.api_base, api_key=self.api_key,
+                                        max_cost_usd=self.max_cost_usd, max_tokens=self.max_tokens)
+        judge = LLMJudge(settings) if self.judge else None
+        return {"config": config, "judge": judge, "llm_settings": settings}
+
+
 def _optional(name: str, cast=str):
     value = dg.EnvVar(name).get_value("")
     return cast(value) if value else None
@@ -79,6 +109,22 @@ def generator_from_env() -> QuestionGenerator:
         concurrency=int(dg.EnvVar("PASTCAST_LLM_CONCURRENCY").get_value("8")),
         per_day=int(dg.EnvVar("PASTCAST_LLM_PER_DAY").get_value("100")),
         cache_dir=_optional("PASTCAST_LLM_CACHE"),
+    )
+
+
+def _flag(name: str) -> bool:
+    return dg.EnvVar(name).get_value("").strip().lower() in ("1", "true", "yes", "on")
+
+
+def filter_from_env() -> QuestionFilter:
+    """PASTCAST_MIN_WINDOW_DAYS; PASTCAST_LEAK_JUDGE, PASTCAST_TOO_EASY, PASTCAST_LABEL_NOISE (1 to
+    turn on, with PASTCAST_LLM_MODEL and its budget variables)."""
+    return QuestionFilter(
+        min_window_days=int(dg.EnvVar("PASTCAST_MIN_WINDOW_DAYS").get_value("7")),
+        judge=_flag("PASTCAST_LEAK_JUDGE"), too_easy=_flag("PASTCAST_TOO_EASY"),
+        label_noise=_flag("PASTCAST_LABEL_NOISE"), model=_optional("PASTCAST_LLM_MODEL"),
+        api_base=_optional("PASTCAST_LLM_API_BASE"), api_key=_optional("PASTCAST_LLM_API_KEY"),
+        max_cost_usd=_optional("PASTCAST_LLM_MAX_COST", float), max_tokens=_optional("PASTCAST_LLM_MAX_TOKENS", int),
     )
 
 

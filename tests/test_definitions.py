@@ -24,7 +24,8 @@ def test_definitions_load_with_every_asset_check_and_job():
     assert news.pools == {"llm"}  # LLM-bound steps share a concurrency pool
     assert defs.resolve_job_def("build_snapshot") is not None
     checks = {c.name for c in defs.resolve_asset_graph().asset_check_keys}
-    assert {"manifest_matches_files", "no_answer_in_own_text", "market_questions_follow_their_markets"} <= checks
+    assert {"manifest_matches_files", "no_answer_in_own_text", "no_answer_in_other_questions",
+            "revised_dates_have_evidence", "market_questions_follow_their_markets"} <= checks
 
 
 def test_workspace_and_pyproject_point_at_the_same_module():

@@ -46,6 +46,7 @@ def test_every_asset_materializes_and_the_blocking_checks_pass(built):
     assert len({r.run_id for r in results}) == 2
     checks = {c.check_name: c.passed for r in results for c in r.get_asset_check_evaluations()}
     assert checks == {"manifest_matches_files": True, "no_answer_in_own_text": True,
+                      "no_answer_in_other_questions": True, "revised_dates_have_evidence": True,
                       "market_questions_follow_their_markets": True}
 
 
@@ -62,7 +63,9 @@ def test_snapshot_is_complete_and_matches_its_manifest(built):
     for expected in ("read/not_html", "read/http_status", "dedup/exact_duplicate",
                      "dedup/near_duplicate", "social/deleted_body"):
         assert expected in reasons, expected
-    assert {"ingest", "dedup", "markets", "social", "generate", "validate"} <= set(manifest["stage_counts"])
+    assert {"ingest", "dedup", "markets", "social", "generate", "filter"} <= set(manifest["stage_counts"])
+    assert set(manifest["files"]) == {"audit.md"} and (folder / "audit.md").read_text().startswith("# ")
+    assert manifest["llm"]["requests"] == 0 and manifest["llm"]["cost_usd"] == 0.0  # offline build
 
 
 def test_articles_are_dated_within_crawl_bounds_and_questions_are_sound(built):

@@ -185,14 +185,16 @@ def test_market_question_check_catches_answers_revealed_before_the_market_resolv
     assert market_question_problems(questions, markets) == []
     (good,) = questions.iter_rows(named=True)
     planted = frame([
-        good | {"question_id": "early", "resolution_date": date(2026, 3, 19)},
+        good | {"question_id": "early", "resolution_date": date(2026, 3, 19), "original_resolution_date": date(2026, 3, 19)},
+        good | {"question_id": "revised", "resolution_date": date(2026, 3, 12), "revision_evidence": ["a1"]},
+        good | {"question_id": "unbacked", "resolution_date": date(2026, 3, 12)},
         good | {"question_id": "before", "open_date": date(2026, 2, 27)},
         good | {"question_id": "open", "source_ids": ["m2"]},
         good | {"question_id": "gone", "source_ids": ["m9"]},
         good | {"question_id": "odd", "answer": "Kestrel Bay"},
     ], QUESTIONS)
     problems = market_question_problems(planted, markets)
-    assert [p.split(":")[0] for p in problems] == ["early", "before", "open", "gone", "odd"]
+    assert [p.split(":")[0] for p in problems] == ["early", "unbacked", "before", "open", "gone", "odd"]
     assert "before the market resolved on 2026-03-20" in problems[0]
 
 

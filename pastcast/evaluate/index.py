@@ -36,8 +36,8 @@ SNIPPET_CHARS = 240
 _BATCH_ROWS = 20_000
 
 # Mirrors tantivy's built-in "en_stem" tokenizer used for title and text, so query terms
-# are exactly the indexed terms.
-_ANALYZER = (
+# are exactly the indexed terms (the question filter compares stems with it too).
+ANALYZER = (
     tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
     .filter(tantivy.Filter.remove_long(40))
     .filter(tantivy.Filter.lowercase())
@@ -72,7 +72,7 @@ def end_of_day_exclusive(day: date) -> datetime:
 
 def query_terms(text: str) -> list[str]:
     """Analyzed, de-duplicated terms of free text, in first-seen order."""
-    return list(dict.fromkeys(_ANALYZER.analyze(text or "")))[:MAX_QUERY_TERMS]
+    return list(dict.fromkeys(ANALYZER.analyze(text or "")))[:MAX_QUERY_TERMS]
 
 
 def _batches(articles: pl.DataFrame | pl.LazyFrame) -> Iterator[pl.DataFrame]:
@@ -144,8 +144,10 @@ class ArticleIndex:
         # const score 0: the gate filters, it must not add to the BM25 score.
         return Query.boolean_query([(Occur.Must, Query.const_score_query(gate, 0.0)), (Occur.Must, text_q)])
 
-    def search(self, query: str, as_of: date, k: int = 10) -> list[Hit]:
-        """The ``k`` best BM25 matches among articles published on or before ``as_of`` (UTC)."""
+    def search(self, query: str, as_of: date, k: int = 10, snippets: bool = True) -> list[Hit]:
+        """The ``k`` best BM25 matches among articles published on or before ``as_of`` (UTC).
+        ``snippets=False`` skips the highlighted snippets (a fifth of the time) for callers that
+        read the whole text."""
         if isinstance(as_of, datetime):  # a datetime is a date subclass; gate on its UTC day
             as_of = as_of.astimezone(timezone.utc).date() if as_of.tzinfo else as_of.date()
         terms = query_terms(query)
@@ -154,13 +156,16 @@ class ArticleIndex:
         q = self._gated_query(terms, as_of)
         searcher = self._index.searcher()
         result = searcher.search(q, limit=k, count=False)
-        snippets = tantivy.SnippetGenerator.create(searcher, q, self._schema, "text")
-        snippets.set_max_num_chars(SNIPPET_CHARS)
+        generator = None
+        if snippets:
+            generator = tantivy.SnippetGenerator.create(searcher, q, self._schema, "text")
+            generator.set_max_num_chars(SNIPPET_CHARS)
         hits = []
         for score, address in result.hits:
             doc = searcher.doc(address)
             text = doc.get_first("text") or ""
-            snippet = snippets.snippet_from_doc(doc).fragment() or text[:SNIPPET_CHARS]
+            fragment = generator.snippet_from_doc(doc).fragment() if generator else ""
+            snippet = fragment or text[:SNIPPET_CHARS]
             hits.append(
                 Hit(
                     article_id=doc.get_first("article_id"),

@@ -153,8 +153,9 @@ def market_questions(markets: pl.DataFrame, config: MarketQuestionConfig = Marke
 def market_question_problems(questions: pl.DataFrame, markets: pl.DataFrame) -> list[str]:
     """What breaks the time rules between market questions and their markets (a snapshot
     check): each must come from a resolved market, open no earlier than the market's creation
-    day, reveal its answer no earlier than the market's resolution day, and answer with one of
-    its candidates."""
+    day, reveal its answer no earlier than the market's resolution day (unless the filter moved
+    it earlier on the evidence of articles that reported the outcome first), and answer with
+    one of its candidates."""
     by_id = {m["market_id"]: m for m in markets.iter_rows(named=True)}
     problems = []
     for q in questions.filter(pl.col("source_kind") == "market").iter_rows(named=True):
@@ -164,9 +165,13 @@ def market_question_problems(questions: pl.DataFrame, markets: pl.DataFrame) -> 
             problems.append(f"{qid}: its market {q['source_ids']} is not in the snapshot")
         elif m["status"] != "resolved" or m["resolved_at"] is None:
             problems.append(f"{qid}: market {m['market_id']} is {m['status']}, not resolved")
-        elif q["resolution_date"] < m["resolved_at"].date():
-            problems.append(f"{qid}: answer revealed {q['resolution_date']}, before the market "
-                            f"resolved on {m['resolved_at'].date()}")
+        elif (q["original_resolution_date"] or q["resolution_date"]) < m["resolved_at"].date():
+            # an earlier date is fine only as a revision backed by articles (checked apart)
+            problems.append(f"{qid}: answer revealed {q['original_resolution_date'] or q['resolution_date']}, "
+                            f"before the market resolved on {m['resolved_at'].date()}")
+        elif q["resolution_date"] < m["resolved_at"].date() and not q["revision_evidence"]:
+            problems.append(f"{qid}: resolves {q['resolution_date']}, before the market resolved on "
+                            f"{m['resolved_at'].date()}, with no evidence")
         elif q["open_date"] < m["created_at"].date():
             problems.append(f"{qid}: opens {q['open_date']}, before the market existed ({m['created_at'].date()})")
         elif q["answer"] not in (q["candidate_outcomes"] or []):

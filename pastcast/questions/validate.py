@@ -1,43 +1,103 @@
-"""Basic validation of candidate questions; each failure is a drop with a reason.
+"""Validation of candidate questions: the structural rules, each failure a drop with a reason.
 
-Checks here: required fields, a short answer, a question about the future, a forecasting
-window, the answer not in the question's own visible text, and one question per event
-(syndicated copies of a report produce the same question; the earliest is kept).
+``validate`` checks, in order: required fields (``missing_field``); a real answer
+(``placeholder_answer``); a short one (``answer_too_long``); an answer type on the allow-list
+(``answer_type_not_allowed``); yes/no only when the question asks for it (``yes_no_answer``); a
+bare number only when a number is asked for (``bare_number``); a resolution date inside the
+snapshot window (``outside_window``); the question open at least ``min_window_days`` before
+it resolves (``short_window``); a title that is a question (``not_a_question``) about the
+future (``not_about_future``).
+
+Leaks (the answer in a question's own or another question's text, or public before the
+resolution date) and duplicates are separate steps (``leakage``, ``question_dedup``,
+``revision``), run by ``pastcast.questions.filter``.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from datetime import date
 
 import polars as pl
 
 from pastcast.drops import Drop, drops_frame
 from pastcast.evaluate.scoring import PLACEHOLDERS
-from pastcast.text import contains_phrase, normalise
+from pastcast.questions.steps import StepResult
 from pastcast.schemas import QUESTIONS, frame
+from pastcast.text import contains_phrase, normalise
 
 STAGE = "validate"
+# Every type a bundled generator writes: the extractive rules (a work's "title", an "entity"
+# that is neither clearly a person nor an organisation), the LLM prompts, the market questions.
+ANSWER_TYPES = frozenset({"person", "organisation", "entity", "place", "number", "date", "title",
+                          "binary", "option", "range", "other"})
+NUMERIC_TYPES = frozenset({"number", "range", "date"})
+REQUIRED = ("question_id", "title", "answer", "resolution_criteria", "open_date", "resolution_date")
+_BARE_NUMBER = re.compile(r"^[+-]?\d[\d,]*(?:\.\d+)?$")
+# A question about the future says so: a future verb, or a time still to come.
+_FUTURE = re.compile(r"\b(will|would|shall|going to|next|upcoming|by the end of|before|"
+                     r"to be (?:named|elected|chosen|appointed)|(?:19|20)\d\d)\b", re.I)
 
 
 @dataclass(frozen=True)
 class ValidateConfig:
     max_answer_words: int = 6
-    min_window_days: int = 7
+    min_window_days: int = 7  # the shortest forecasting window: open_date to resolution_date
+    answer_types: frozenset[str] = ANSWER_TYPES  # the allow-list
+    window_start: date | None = None  # resolution dates must fall inside the snapshot window
+    window_end: date | None = None
 
 
-def _problem(q: dict, config: ValidateConfig) -> tuple[str, str] | None:
-    for field in ("title", "answer", "resolution_criteria", "open_date", "resolution_date"):
-        if q[field] in (None, ""):
-            return "missing_field", field
+def problem(q: dict, config: ValidateConfig = ValidateConfig()) -> tuple[str, str] | None:
+    """(reason, detail) of the first rule ``q`` breaks, or None."""
+    for name in REQUIRED:
+        if q.get(name) in (None, ""):
+            return "missing_field", name
     answer = normalise(q["answer"])
     if not answer or answer in PLACEHOLDERS:
         return "placeholder_answer", q["answer"]
     if len(answer.split()) > config.max_answer_words:
-        return "answer_too_long", q["answer"]
-    if not q["title"].rstrip().endswith("?"):
-        return "not_a_question", q["title"]
-    if (q["resolution_date"] - q["open_date"]).days < config.min_window_days:
-        return "short_window", f"{q['open_date']} to {q['resolution_date']}"
+        return "answer_too_long", f"{q['answer']!r} has {len(answer.split())} words (max {config.max_answer_words})"
+    answer_type = q.get("answer_type") or "other"
+    if answer_type not in config.answer_types:
+        return "answer_type_not_allowed", f"{answer_type!r} not in {sorted(config.answer_types)}"
+    if answer in ("yes", "no") and answer_type != "binary":
+        return "yes_no_answer", f"{q['answer']!r} for a {answer_type} question"
+    if _BARE_NUMBER.match(q["answer"].strip()) and answer_type not in NUMERIC_TYPES:
+        return "bare_number", f"{q['answer']!r} for a {answer_type} question"
+    resolves = q["resolution_date"]
+    if (config.window_start and resolves < config.window_start) or (config.window_end and resolves > config.window_end):
+        return "outside_window", f"resolves {resolves}, window {config.window_start}..{config.window_end}"
+    if (resolves - q["open_date"]).days < config.min_window_days:
+        return "short_window", f"{q['open_date']} to {resolves} (< {config.min_window_days} days)"
+    title = q["title"].strip()
+    if not title.endswith("?"):
+        return "not_a_question", title
+    if not _FUTURE.search(title):
+        return "not_about_future", title
+    return None
+
+
+def validate(questions: pl.DataFrame, config: ValidateConfig = ValidateConfig()) -> StepResult:
+    """Questions that pass every structural rule; the others as drops."""
+    kept, result = [], StepResult(frame([], QUESTIONS))
+    for q in questions.iter_rows(named=True):
+        found = problem(q, config)
+        if found:
+            result.drop(q["question_id"] or "", STAGE, *found)
+        else:
+            kept.append(q)
+    result.kept = frame(kept, QUESTIONS)
+    return result
+
+
+# -- the foundation's one-call validation, kept for callers without an article corpus --------
+
+def _problem(q: dict, config: ValidateConfig) -> tuple[str, str] | None:
+    found = problem(q, config)
+    if found:
+        return found
     # Options listed by design (market questions) are not a leak; a free-form answer is.
     if not q["candidate_outcomes"]:
         for field in ("title", "background", "resolution_criteria"):
@@ -52,9 +112,9 @@ def validate_questions(candidates: pl.DataFrame, config: ValidateConfig = Valida
     kept: dict[tuple[str, str], dict] = {}
     drops: list[Drop] = []
     for q in candidates.sort("resolution_date", "question_id").iter_rows(named=True):
-        problem = _problem(q, config)
-        if problem:
-            drops.append(Drop(q["question_id"], "question", STAGE, *problem))
+        found = _problem(q, config)
+        if found:
+            drops.append(Drop(q["question_id"], "question", STAGE, *found))
             continue
         key = (normalise(q["title"]), normalise(q["answer"]))
         if key in kept:  # a later report of the same event: keep the earliest, note the source

@@ -1,0 +1,77 @@
+"""The audit report of a question filter run (Markdown): counts per stage and reason, and for
+every dropped, revised or merged question the evidence (article ids, dates, matching spans,
+the other question of a pair)."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from datetime import datetime, timezone
+
+import pastcast
+
+MAX_SPAN = 300
+
+
+def _cell(text) -> str:
+    return str(text if text is not None else "").replace("|", "\\|").replace("\n", " ")
+
+
+def _span(text: str) -> str:
+    text = " ".join((text or "").split())
+    return text if len(text) <= MAX_SPAN else text[: MAX_SPAN - 1] + "…"
+
+
+def render_audit(run, title: str = "Question filter audit") -> str:
+    by_id = {q["question_id"]: q for q in run.candidates.iter_rows(named=True)}
+    lines = [f"# {title}", "",
+             f"Run {datetime.now(timezone.utc).isoformat(timespec='seconds')} UTC, pastcast {pastcast.__version__}. "
+             f"{run.candidates.height:,} candidate questions in, {run.questions.height:,} kept.", "",
+             f"- Early-report evidence (resolution-date revision) decided by: **{run.decided_by}**.",
+             "- Difficulty filters: " + (", ".join(k for k in ("too_easy", "label_noise") if run.config.get("difficulty", {}).get(k))
+                                         or "off") + ".", ""]
+    lines += ["## Counts by stage", "", "| stage | in | out | dropped | revised |", "|---|---:|---:|---:|---:|"]
+    lines += [f"| {s['stage']} | {s['in']:,} | {s['out']:,} | {s['dropped']:,} | {s['revised']:,} |" for s in run.stages]
+    reasons = Counter((d.stage, d.reason) for d in run.drops)
+    lines += ["", "## Drops by stage and reason", "", "| stage | reason | questions |", "|---|---|---:|"]
+    lines += [f"| {stage} | {reason} | {n:,} |" for (stage, reason), n in sorted(reasons.items())] or ["| - | - | 0 |"]
+
+    evidence = defaultdict(list)
+    for e in run.evidence:
+        evidence[e.question_id].append(e)
+
+    def question_line(qid: str) -> str:
+        q = by_id.get(qid) or {}
+        return (f"**{_cell(q.get('title') or qid)}** — answer *{_cell(q.get('answer'))}*, open "
+                f"{q.get('open_date')} to {q.get('resolution_date')} (`{qid}`)")
+
+    def evidence_lines(items) -> list[str]:
+        out = []
+        for e in items:
+            articles = ", ".join(f"`{a}` ({d})" for a, d in zip(e.article_ids, e.dates)) if e.article_ids else ""
+            other = f" other question `{e.other_question_id}`" if e.other_question_id else ""
+            out.append(f"  - {e.stage}/{e.action} {e.reason}{other}{': ' + articles if articles else ''}")
+            out += [f"    > {_span(s)}" for s in e.spans]
+            if e.detail:
+                out.append(f"    {_cell(e.detail)}")
+        return out
+
+    revised = [e for e in run.evidence if e.action == "revise"]
+    lines += ["", f"## Revised resolution dates ({len(revised):,})", ""]
+    for e in revised:
+        lines += [f"- {question_line(e.question_id)}", *evidence_lines([e])]
+    pairs = [e for e in run.evidence if e.action == "pair"]
+    lines += ["", f"## Cross-question pairs ({len(pairs):,})", "",
+              "| answer of | appears in | text |", "|---|---|---|"]
+    lines += [f"| `{e.question_id}` | `{e.other_question_id}` | {_cell(_span(' / '.join(e.spans)))} |" for e in pairs]
+    lines += ["", f"## Dropped questions ({len(run.drops):,})", ""]
+    for (stage, reason), _ in sorted(reasons.items()):
+        lines += [f"### {stage} / {reason}", ""]
+        for d in (d for d in run.drops if (d.stage, d.reason) == (stage, reason)):
+            lines.append(f"- {question_line(d.item_id)}: {_cell(d.detail)}")
+            lines += evidence_lines(e for e in evidence.get(d.item_id, []) if e.stage == stage and e.action != "pair")
+        lines.append("")
+    merges = [e for e in run.evidence if e.action == "merge"]
+    if merges:
+        lines += [f"## Merged duplicates ({len(merges):,})", ""]
+        lines += [f"- `{e.question_id}` merged into `{e.other_question_id}`: {_cell(e.detail)}" for e in merges]
+    return "\n".join(lines).rstrip() + "\n"

@@ -1,0 +1,174 @@
+"""The question filter: candidate questions in, benchmark questions out, every decision explained.
+
+Steps, in order (each a function over the questions, returning kept rows, drops and evidence):
+1. ``validate``: structural rules (required fields, short answer of an allowed type, the
+   snapshot window, the minimum horizon, a question about the future).
+2. ``self_leak``: the answer or an alias (normalised, abbreviated, surname, fuzzy) in the
+   question's own title, background or resolution criteria.
+3. ``dedup``: the same event asked twice (across days or sources) merged, the earliest open
+   date kept.
+4. ``revision``: articles published before the resolution date that already report the
+   answer (date-gated search, a lexical rule, optionally confirmed by an LLM judge) move the
+   resolution date to the earliest of them, or drop the question when too little forecasting
+   window is left.
+5. ``cross_leak``: the answer of a question in the visible text of another question open at
+   the same time; the fewest questions that clear every pair are dropped.
+6. ``difficulty`` (optional, LLM, off by default): too easy from the news before the question
+   opens; not answerable even with the news up to its resolution.
+
+``write_filter_run`` writes ``questions.parquet``, ``drops.parquet`` (question_id, stage,
+reason, detail), ``evidence.parquet`` and ``audit.md``.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import polars as pl
+
+from pastcast.drops import Drop, drops_frame
+from pastcast.evaluate.index import ArticleIndex
+from pastcast.io import write_parquet, write_text
+from pastcast.questions.difficulty import DifficultyConfig, difficulty_filter
+from pastcast.questions.leakage import cross_leaks, find_pairs, self_leaks
+from pastcast.questions.question_dedup import QuestionDedupConfig, merge_duplicates
+from pastcast.questions.revision import RevisionConfig, revise_resolution_dates
+from pastcast.questions.steps import Evidence, StepResult
+from pastcast.questions.validate import ValidateConfig, validate
+from pastcast.schemas import QUESTION_EVIDENCE, QUESTIONS, complete
+
+EVIDENCE = QUESTION_EVIDENCE
+FILTER_DROPS = {"question_id": pl.String, "stage": pl.String, "reason": pl.String, "detail": pl.String}
+
+
+@dataclass(frozen=True)
+class FilterConfig:
+    validate: ValidateConfig = ValidateConfig()
+    dedup: QuestionDedupConfig = QuestionDedupConfig()
+    revision: RevisionConfig = RevisionConfig()
+    difficulty: DifficultyConfig = DifficultyConfig()
+
+
+@dataclass
+class FilterRun:
+    questions: pl.DataFrame
+    drops: list[Drop]
+    evidence: list[Evidence]
+    stages: list[dict]  # {"stage", "in", "out", "dropped", "revised"}
+    decided_by: str  # what decided the revision evidence: the lexical rule or an LLM judge
+    candidates: pl.DataFrame  # the input, for the audit report's question texts
+    config: dict = field(default_factory=dict)
+
+    def drops_frame(self) -> pl.DataFrame:
+        return drops_frame(self.drops)
+
+    def evidence_frame(self) -> pl.DataFrame:
+        rows = [{**asdict(e), "article_ids": list(e.article_ids), "dates": list(e.dates),
+                 "spans": list(e.spans)} for e in self.evidence]
+        return pl.DataFrame(rows, schema=EVIDENCE) if rows else pl.DataFrame(schema=EVIDENCE)
+
+
+Step = Callable[[pl.DataFrame], StepResult]
+
+
+def filter_questions(candidates: pl.DataFrame, articles: pl.DataFrame, config: FilterConfig = FilterConfig(),
+                     *, index: ArticleIndex | None = None, judge=None, llm_settings=None) -> FilterRun:
+    """Run every step over ``candidates``; ``articles`` is the corpus searched for early
+    reports (its date-gated index is built in a temporary folder unless ``index`` is given).
+    ``judge`` confirms revision evidence (None: the lexical rule decides); ``llm_settings`` is
+    needed only when a difficulty filter is on."""
+    if config.difficulty.enabled and llm_settings is None:
+        raise ValueError("the difficulty filters need an LLM: pass a model (--difficulty-model)")
+    questions = complete(candidates, QUESTIONS)
+    tmp = None
+    try:
+        if index is None:
+            tmp = Path(tempfile.mkdtemp(prefix="pastcast-filter-index-"))
+            index = ArticleIndex.build(articles, tmp / "index")
+        revision_box: dict = {}
+
+        def revise(qs: pl.DataFrame) -> StepResult:
+            outcome = revise_resolution_dates(qs, index, articles, config.revision, judge)
+            if isinstance(outcome, tuple):  # (StepResult, decided_by)
+                outcome, revision_box["decided_by"] = outcome
+            else:
+                revision_box["decided_by"] = getattr(outcome, "decided_by", None)
+            return outcome
+
+        steps: list[tuple[str, Step]] = [
+            ("validate", lambda qs: validate(qs, config.validate)),
+            ("self_leak", self_leaks),
+            ("dedup", lambda qs: merge_duplicates(qs, config.dedup)),
+            ("revision", revise),
+            ("cross_leak", cross_leaks),
+        ]
+        if config.difficulty.enabled:
+            steps.append(("difficulty", lambda qs: difficulty_filter(qs, index, llm_settings, config.difficulty)))
+        drops: list[Drop] = []
+        evidence: list[Evidence] = []
+        stages = []
+        for name, step in steps:
+            result = step(questions)
+            revised = sum(1 for e in result.evidence if e.action == "revise")
+            stages.append({"stage": name, "in": questions.height, "out": result.kept.height,
+                           "dropped": len(result.drops), "revised": revised})
+            drops += result.drops
+            evidence += result.evidence
+            questions = complete(result.kept, QUESTIONS)
+    finally:
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+    decided_by = revision_box.get("decided_by") or ("LLM judge" if judge else "lexical rule")
+    return FilterRun(questions, drops, evidence, stages, decided_by, complete(candidates, QUESTIONS), {
+        "validate": {k: (sorted(v) if isinstance(v, frozenset) else str(v) if v is not None else None)
+                     for k, v in asdict(config.validate).items()},
+        "dedup": asdict(config.dedup), "revision": asdict(config.revision),
+        "difficulty": asdict(config.difficulty)})
+
+
+def write_filter_run(run: FilterRun, out_dir: str | Path, title: str = "Question filter audit") -> dict[str, Path]:
+    from pastcast.questions.audit import render_audit
+
+    out_dir = Path(out_dir)
+    drops = run.drops_frame().select(pl.col("item_id").alias("question_id"), "stage", "reason", "detail")
+    return {
+        "questions": write_parquet(run.questions, out_dir / "questions.parquet"),
+        "drops": write_parquet(drops.cast(FILTER_DROPS), out_dir / "drops.parquet"),
+        "evidence": write_parquet(run.evidence_frame(), out_dir / "evidence.parquet"),
+        "audit": write_text(render_audit(run, title), out_dir / "audit.md"),
+    }
+
+
+def revision_problems(questions: pl.DataFrame, articles: pl.DataFrame) -> list[str]:
+    """Revised resolution dates not backed by stored evidence (a snapshot check): every question
+    whose resolution date moved must name evidence articles that exist, the earliest published
+    on its new resolution day, before the original date."""
+    published = dict(articles.select("article_id", pl.col("published_at").dt.date()).iter_rows())
+    problems = []
+    for q in questions.iter_rows(named=True):
+        original, resolves = q["original_resolution_date"], q["resolution_date"]
+        if original is None or original == resolves:
+            continue
+        qid, ids = q["question_id"], list(q["revision_evidence"] or [])
+        missing = [a for a in ids if a not in published]
+        if not ids:
+            problems.append(f"{qid}: resolution moved {original} -> {resolves} with no evidence")
+        elif missing:
+            problems.append(f"{qid}: evidence articles {missing} are not in the snapshot")
+        elif min(published[a] for a in ids) != resolves:
+            problems.append(f"{qid}: resolves {resolves} but its earliest evidence is from {min(published[a] for a in ids)}")
+        elif resolves > original:
+            problems.append(f"{qid}: revised to {resolves}, after its original date {original}")
+    return problems
+
+
+def snapshot_leaks(questions: pl.DataFrame) -> dict[str, list[str]]:
+    """Leaks left in a set of questions, for the blocking snapshot checks: ``self`` (an answer
+    in its own question's text) and ``cross`` (an answer in another question open at the same
+    time). Both empty means clean."""
+    return {"self": [f"{d.item_id}: {d.detail}" for d in self_leaks(questions).drops],
+            "cross": [f"{p.leaker}: answer {p.answer!r} in the text of {p.host}" for p in find_pairs(questions)]}

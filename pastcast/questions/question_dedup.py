@@ -1,0 +1,275 @@
+"""Near-duplicate questions: the same event asked twice (across days or sources: a news
+question and a market question, two syndicated reports), merged into one.
+
+Two questions are duplicates when all of these hold:
+
+1. the same answer: equal after normalisation, an alias of one is the answer or an alias of the
+   other, or ``pastcast.evaluate.matching.matches`` holds both ways (equal or a typo);
+2. resolution dates at most ``max_days_apart`` days apart;
+3. compatible titles: the names in them (capitalised words that are not question words) of one
+   title are a subset of the other's ("the 2026 Labour and Commons Party leadership contest"
+   and "the next leader of the Labour and Commons Party (Veloria)"), and so are their numbers,
+   years and months ("January 2026" is not "March 2026"); a title written in Title Case has no
+   names to compare;
+4. similar titles: rapidfuzz ``token_set_ratio`` of the normalised titles >=
+   ``title_similarity`` (85), or a Jaccard index of their content words (question words
+   and fillers removed, crudely stemmed: "mayoral"/"mayor", "election"/"elected") >=
+   ``title_jaccard`` (0.6).
+
+Answers that say little about the event (Yes/No, numbers, dates: "3.50%" is the answer of many
+rate decisions) need near-identical titles instead of 3 and 4: the same names, the same
+numbers, and the same content words up to one-letter typos ("above" is not "below").
+
+Each group keeps the question with the earliest ``open_date`` (ties: the earliest
+``resolution_date``, then a market question before a news one, since it brings its options and
+the crowd's prices, then the smaller id). The kept question keeps its own text and dates and
+gains the others' ``source_ids`` and their answers and aliases as ``answer_aliases``; the others
+are dropped (``duplicate_question``, detail ``kept=<id>``) with a "merge" evidence record.
+A question joins the first kept question it duplicates; duplicates are not chained through
+questions that were merged away.
+
+To scale, only questions sharing a block are compared: the normalised answer or an alias, the
+first and last four letters of each answer word of 5+ letters that is not common among answers
+(typos: "Okafour" meets "Okafor"), and for weak answers (answer, title numbers, title names).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from datetime import date
+
+import polars as pl
+from rapidfuzz import fuzz
+from rapidfuzz.distance import Levenshtein
+
+from pastcast.evaluate.matching import matches
+from pastcast.questions.leakage import BINARY_ANSWERS, _rows, tokens
+from pastcast.questions.steps import Evidence, StepResult
+from pastcast.text import normalise
+
+
+@dataclass(frozen=True)
+class QuestionDedupConfig:
+    title_similarity: float = 85.0  # rapidfuzz token_set_ratio of the normalised titles
+    title_jaccard: float = 0.6  # or the Jaccard index of their stemmed content words
+    max_days_apart: int = 14  # between resolution dates
+
+
+_STOPWORDS = frozenset("""
+who whom whose what which when where why how will would shall should could can may might
+be is are was were been being become becomes do does did
+the a an of in on at to for by as from with into over under about after before between than
+and or nor not but if whether its it his her their they them this that these those there
+next new first last win wins won winner winners take takes took
+team person city place country company film novel book player candidate side
+according reported report reports announce announced announces name names named
+set sets level year years month day date per percent
+""".split())
+_MONTHS = frozenset("""january february march april may june july august september october
+november december jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday
+thursday friday saturday sunday""".split())
+_SUFFIXES = ("ations", "ation", "ments", "ment", "ships", "ship", "ions", "ion", "ings", "ing",
+             "ally", "al", "ed", "s")
+_WORD = re.compile(r"[^\W_][\w'\u2019.-]*")
+_KIND_RANK = {"market": 0, "news": 1}
+
+
+def _stem(t: str) -> str:
+    if len(t) > 4:
+        for suf in _SUFFIXES:
+            if t.endswith(suf) and len(t) - len(suf) >= 3 and not (suf == "s" and t.endswith("ss")):
+                return t[:-len(suf)]
+    return t
+
+
+@dataclass(frozen=True)
+class _Title:
+    norm: str  # normalised title
+    content: frozenset[str]  # stemmed content words (no numbers, no months)
+    words: frozenset[str]  # the same, not stemmed (for typos)
+    numbers: frozenset[str]  # numbers, years, months, weekdays
+    names: frozenset[str] | None  # capitalised words that are not question words; None: Title Case
+
+
+def _title(title: str | None) -> _Title:
+    toks = tokens(title)
+    numbers = frozenset(t for t in toks if t.isdigit() or t in _MONTHS)
+    words = frozenset(t for t in toks if t not in _STOPWORDS and t not in numbers and not t.isdigit())
+    content = frozenset(_stem(t) for t in words)
+    written = [w for w in _WORD.findall(title or "") if w[0].isalpha()]
+    capitalised = [w for w in written if w[0].isupper()]
+    names: frozenset[str] | None
+    if len(written) >= 4 and len(capitalised) > 0.6 * len(written):
+        names = None
+    else:
+        names = frozenset(t for w in capitalised for t in tokens(w)
+                          if t not in _STOPWORDS and t not in _MONTHS and not t.isdigit())
+    return _Title(" ".join(toks), content, words, numbers, names)
+
+
+def _nested(a: frozenset, b: frozenset) -> bool:
+    return a <= b or b <= a
+
+
+def _typo_equal(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Equal sets up to one-edit typos in words of 5+ letters."""
+    only_a, only_b = a - b, b - a
+    if len(only_a) != len(only_b):
+        return False
+    for x in only_a:
+        if len(x) < 5 or not any(len(y) >= 5 and Levenshtein.distance(x, y) <= 1 for y in only_b):
+            return False
+    return True
+
+
+def _weak(q: dict) -> bool:
+    """An answer that says little about which event was asked: Yes/No, a number, a date."""
+    answer = normalise(q["answer"])
+    return ((q.get("answer_type") or "") in ("binary", "number", "date", "range")
+            or answer in BINARY_ANSWERS or any(c.isdigit() for c in answer))
+
+
+def _forms(q: dict) -> set[str]:
+    return {f for f in (normalise(x) for x in [q["answer"], *(q.get("answer_aliases") or [])]) if f}
+
+
+def _same_answer(a: dict, b: dict, forms_a: set[str], forms_b: set[str]) -> bool:
+    if forms_a & forms_b:
+        return True
+    # ``matches`` both ways holds only for the same words or a typo (similarity >= 0.9): a
+    # cheap test first, ``matches`` (pure Python edit distance) only on the few that pass it
+    if not any(set(x.split()) == set(y.split())
+               or Levenshtein.normalized_similarity(x, y) >= 0.85 for x in forms_a for y in forms_b):
+        return False
+    return (matches(a["answer"], b["answer"], b.get("answer_aliases") or [])
+            and matches(b["answer"], a["answer"], a.get("answer_aliases") or []))
+
+
+def _similarity(ta: _Title, tb: _Title) -> tuple[float, float]:
+    union = ta.content | tb.content
+    jaccard = len(ta.content & tb.content) / len(union) if union else 1.0
+    return fuzz.token_set_ratio(ta.norm, tb.norm), jaccard
+
+
+def _duplicates(a: dict, b: dict, ta: _Title, tb: _Title, weak: bool,
+                config: QuestionDedupConfig) -> tuple[float, float] | None:
+    """(title score, Jaccard) when ``a`` and ``b`` ask the same event, else None (answers and
+    dates are checked by the caller)."""
+    score, jaccard = _similarity(ta, tb)
+    if weak:
+        if ta.numbers == tb.numbers and ta.names == tb.names and _typo_equal(ta.words, tb.words):
+            return score, jaccard
+        return None
+    if not _nested(ta.numbers, tb.numbers):
+        return None
+    if ta.names is not None and tb.names is not None and not _nested(ta.names, tb.names):
+        return None
+    if score >= config.title_similarity or jaccard >= config.title_jaccard:
+        return score, jaccard
+    return None
+
+
+COMMON_ANSWER_WORD = 50  # answers holding a word: above this, it blocks nothing ("united")
+
+
+def _blocks(q: dict, t: _Title, weak: bool, common: set[str]) -> set[tuple]:
+    answer = normalise(q["answer"])
+    if weak:
+        return {("weak", answer, tuple(sorted(t.numbers)),
+                 tuple(sorted(t.names)) if t.names is not None else None)}
+    keys: set[tuple] = {("answer", f) for f in _forms(q)}
+    for w in answer.split():  # typos: the first or the last four letters of a distinctive word
+        if len(w) >= 5 and w.isalpha() and w not in common:
+            keys |= {("prefix", w[:4]), ("suffix", w[-4:])}
+    return keys
+
+
+def _priority(q: dict) -> tuple:
+    far = date.max
+    return (q["open_date"] or far, q["resolution_date"] or far,
+            _KIND_RANK.get(q.get("source_kind") or "", 2), q["question_id"])
+
+
+def _union(first: list, *more: list, key=lambda x: x) -> list:
+    seen = {key(x) for x in first}
+    out = list(first)
+    for items in more:
+        for x in items:
+            k = key(x)
+            if x and k not in seen:
+                seen.add(k)
+                out.append(x)
+    return out
+
+
+def merge_duplicates(questions: pl.DataFrame, config: QuestionDedupConfig = QuestionDedupConfig(),
+                     stage: str = "dedup") -> StepResult:
+    """Merge near-duplicate questions (rules in the module doc) into the earliest-opened one."""
+    df, rows = _rows(questions)
+    titles = [_title(q["title"]) for q in rows]
+    weak = [_weak(q) for q in rows]
+    forms = [_forms(q) for q in rows]
+    priority = [_priority(q) for q in rows]
+    order = sorted(range(len(rows)), key=priority.__getitem__)
+    word_counts = Counter(w for q in rows for w in set(normalise(q["answer"]).split()))
+    common = {w for w, n in word_counts.items() if n > COMMON_ANSWER_WORD}
+    members: dict[tuple, list[int]] = defaultdict(list)  # block -> kept questions so far
+    kept_into: dict[int, int] = {}  # merged question -> the kept one
+    merged: dict[int, list[int]] = defaultdict(list)
+    result = StepResult(df)
+    for i in order:
+        q = rows[i]
+        blocks = _blocks(q, titles[i], weak[i], common)
+        due = q["resolution_date"]
+        candidates = sorted(
+            {k for b in blocks for k in members.get(b, ())
+             if weak[k] == weak[i] and not (due and rows[k]["resolution_date"] and abs(
+                 (due - rows[k]["resolution_date"]).days) > config.max_days_apart)},
+            key=priority.__getitem__)
+        match = None
+        for k in candidates:
+            p = rows[k]
+            if not _same_answer(p, q, forms[k], forms[i]):
+                continue
+            scores = _duplicates(p, q, titles[k], titles[i], weak[i], config)
+            if scores:
+                match = (k, scores)
+                break
+        if match is None:
+            for b in blocks:
+                members[b].append(i)
+            continue
+        k, (score, jaccard) = match
+        kept_into[i] = k
+        merged[k].append(i)
+        p = rows[k]
+        result.drop(q["question_id"], stage, "duplicate_question", f"kept={p['question_id']}")
+        later = ("" if not (q["resolution_date"] and p["resolution_date"]
+                            and q["resolution_date"] < p["resolution_date"])
+                 else f"; this one resolves earlier ({q['resolution_date']} < {p['resolution_date']})")
+        result.evidence.append(Evidence(
+            q["question_id"], stage, "merge", "duplicate_question",
+            spans=(q["title"] or "", p["title"] or ""), other_question_id=p["question_id"],
+            detail=(f"answer {q['answer']!r} ~ {p['answer']!r}; title token_set_ratio {score:.0f}, "
+                    f"content Jaccard {jaccard:.2f}; opens {q['open_date']} vs {p['open_date']}, "
+                    f"resolves {q['resolution_date']} vs {p['resolution_date']}{later}")))
+    if not kept_into:
+        return result
+    keep_mask = [i not in kept_into for i in range(len(rows))]
+    source_ids, aliases = [], []
+    for i, q in enumerate(rows):
+        if not keep_mask[i]:
+            continue
+        others = [rows[j] for j in merged.get(i, [])]
+        source_ids.append(_union(list(q["source_ids"] or []), *[o["source_ids"] or [] for o in others]))
+        own = normalise(q["answer"])
+        extra = [[o["answer"], *(o.get("answer_aliases") or [])] for o in others]
+        alias_list = _union(list(q.get("answer_aliases") or []), *extra, key=normalise)
+        aliases.append([a for a in alias_list if normalise(a) != own])
+    kept = df.filter(pl.Series(keep_mask)).with_columns(
+        pl.Series("source_ids", source_ids, dtype=df.schema["source_ids"]),
+        pl.Series("answer_aliases", aliases, dtype=df.schema["answer_aliases"]))
+    result.kept = kept
+    return result

@@ -1,0 +1,162 @@
+"""Near-duplicate questions (the same event asked twice) merge into the earliest-opened one."""
+
+import random
+from datetime import date, timedelta
+
+from pastcast.questions.question_dedup import QuestionDedupConfig, merge_duplicates
+from test_leakage import question, questions, synthetic_questions
+
+MAYOR_OPTIONS = ["Ana Ruiz", "Tomas Berg", "Lina Okafor"]
+D = date(2026, 1, 5)
+
+
+def _news_mayor(**kw):
+    return question("news-mayor", "Who will be elected mayor of Kestrel Bay in 2026?", "Lina Okafor",
+                    open_date=date(2026, 2, 8), resolution_date=date(2026, 3, 8),
+                    background="Ruiz, 57, of the Civic Alliance, is seeking a second term.",
+                    sources=["art-1", "art-2"], **kw)
+
+
+def _market_mayor(**kw):
+    kw = {"open_date": date(2026, 1, 28), "resolution_date": date(2026, 3, 9), **kw}
+    return question("market-mayor", "Who will win the 2026 Kestrel Bay mayoral election?", "Lina Okafor",
+                    source="market", options=MAYOR_OPTIONS, sources=["manifold:R5q"],
+                    aliases=["L. Okafor"], **kw)
+
+
+def _merges(result):
+    return sorted((e.question_id, e.other_question_id) for e in result.evidence if e.action == "merge")
+
+
+def test_news_and_market_questions_of_one_event_merge_into_the_earliest():
+    result = merge_duplicates(questions(_news_mayor(), _market_mayor()))
+    assert [(d.item_id, d.stage, d.reason, d.detail) for d in result.drops] == [
+        ("news-mayor", "dedup", "duplicate_question", "kept=market-mayor")]
+    (kept,) = result.kept.iter_rows(named=True)
+    assert kept["question_id"] == "market-mayor"
+    assert kept["title"] == "Who will win the 2026 Kestrel Bay mayoral election?"  # its own text
+    assert kept["source_ids"] == ["manifold:R5q", "art-1", "art-2"]
+    assert kept["answer_aliases"] == ["L. Okafor"]  # the same answer adds no alias
+    assert kept["resolution_date"] == date(2026, 3, 9)
+    (ev,) = result.evidence
+    assert (ev.question_id, ev.other_question_id, ev.action, ev.reason, ev.stage) == (
+        "news-mayor", "market-mayor", "merge", "duplicate_question", "dedup")
+    assert "resolves earlier (2026-03-08 < 2026-03-09)" in ev.detail
+    assert result.kept.schema == questions(_news_mayor()).schema
+
+
+def test_ties_keep_the_market_question_and_aliases_union():
+    news = _news_mayor(aliases=["Okafor"])
+    news["open_date"] = date(2026, 1, 28)
+    news["resolution_date"] = date(2026, 3, 9)
+    market = _market_mayor()
+    market["answer"] = "Lina Okafour"  # a typo of the same answer: matches both ways
+    result = merge_duplicates(questions(news, market))
+    assert _merges(result) == [("news-mayor", "market-mayor")]
+    (kept,) = result.kept.iter_rows(named=True)
+    assert kept["answer_aliases"] == ["L. Okafor", "Lina Okafor", "Okafor"]
+    # the same day and kind: the smaller id
+    a = {**news, "question_id": "b-news"}
+    b = {**news, "question_id": "a-news", "source_ids": ["art-9"]}
+    assert _merges(merge_duplicates(questions(a, b))) == [("b-news", "a-news")]
+
+
+def test_one_person_two_offices_stays_two_questions():
+    mayor = _news_mayor()
+    year_later = question("governor", "Who will be elected governor of the Saltmere region in 2027?",
+                          "Lina Okafor", open_date=date(2027, 2, 1), resolution_date=date(2027, 3, 7))
+    # the same person in the same weeks, another office: the titles differ
+    chair = question("chair", "Who will chair the Green Veloria party conference?", "Lina Okafor",
+                     open_date=date(2026, 2, 10), resolution_date=date(2026, 3, 12))
+    # a close title, but another city
+    other_city = question("other-city", "Who will be elected mayor of Larkhaven in 2026?", "Lina Okafor",
+                          open_date=date(2026, 2, 8), resolution_date=date(2026, 3, 8))
+    result = merge_duplicates(questions(mayor, year_later, chair, other_city))
+    assert result.drops == [] and result.evidence == [] and result.kept.height == 4
+
+
+def test_same_answer_far_apart_in_time_is_another_event():
+    jan = question("rate-jan", "At what level will the Bank of Veloria set its benchmark rate?", "3.50%",
+                   kind="number", open_date=date(2026, 1, 1), resolution_date=date(2026, 1, 22))
+    mar = {**jan, "question_id": "rate-mar", "open_date": date(2026, 2, 5),
+           "resolution_date": date(2026, 3, 5)}
+    assert merge_duplicates(questions(jan, mar)).drops == []
+    near = {**mar, "resolution_date": date(2026, 2, 1)}
+    assert _merges(merge_duplicates(questions(jan, near))) == [("rate-mar", "rate-jan")]
+    assert _merges(merge_duplicates(questions(jan, near), QuestionDedupConfig(max_days_apart=5))) == []
+
+
+def test_numbers_and_yes_no_need_near_identical_titles():
+    rate = "At what level will the Bank of Veloria set its benchmark rate in January 2026?"
+    qs = [
+        question("veloria", rate, "3.50%", kind="number"),
+        question("norhaven", rate.replace("Veloria", "Norhaven"), "3.50%", kind="number"),
+        question("feb", rate.replace("January", "February"), "3.50%", kind="number"),
+        question("below", "Will Veloria's annual CPI inflation for January 2026 be below 3.0%?", "Yes",
+                 kind="binary", options=["Yes", "No"]),
+        question("above", "Will Veloria's annual CPI inflation for January 2026 be above 3.0%?", "Yes",
+                 kind="binary", options=["Yes", "No"]),
+        question("below-3.5", "Will Veloria's annual CPI inflation for January 2026 be below 3.5%?", "Yes",
+                 kind="binary", options=["Yes", "No"]),
+        question("cut", "Will the Bank of Veloria cut its benchmark rate at its 5 March 2026 meeting?",
+                 "Yes", kind="binary", options=["Yes", "No"]),
+    ]
+    assert merge_duplicates(questions(*qs)).drops == []
+    # the same binary question from two sources (punctuation, case and a typo aside)
+    copy = question("below-copy", "Will Veloria’s annual CPI inflaton for January, 2026 be below 3%?",
+                    "Yes", kind="binary", options=["Yes", "No"], source="market",
+                    open_date=D + timedelta(days=2))
+    result = merge_duplicates(questions(*qs, copy))
+    assert _merges(result) == [("below-copy", "below")]
+    assert result.kept.height == len(qs)
+
+
+
+def test_two_binary_questions_with_different_titles_stay_separate():
+    a = question("hold", "Will the Civic Alliance hold Saltmere North in the March 2026 by-election?", "No",
+                 kind="binary", options=["Yes", "No"], source="market")
+    b = question("turnout", "Will turnout in the Saltmere North by-election exceed 40% in March 2026?", "No",
+                 kind="binary", options=["Yes", "No"], source="market")
+    assert merge_duplicates(questions(a, b)).drops == []
+
+
+def test_different_answers_never_merge():
+    a = question("author", "Who will win the 2026 Halvard Prize for Literature?", "Nell Oduya")
+    b = question("novel", "Which novel will win the 2026 Halvard Prize for Literature?", "Glass Harbour",
+                 kind="option", source="market", options=["The Salt Road", "Winter Ledger", "Glass Harbour"])
+    assert merge_duplicates(questions(a, b)).drops == []
+
+
+def test_duplicates_are_not_chained_through_merged_questions():
+    # b duplicates a and c duplicates b, but c is not a duplicate of a (too far apart)
+    a = question("a", "Who will win the 2026 Veloria Cup?", "Aldermoor United",
+                 open_date=date(2026, 1, 1), resolution_date=date(2026, 3, 1))
+    b = {**a, "question_id": "b", "open_date": date(2026, 1, 2), "resolution_date": date(2026, 3, 12)}
+    c = {**a, "question_id": "c", "open_date": date(2026, 1, 3), "resolution_date": date(2026, 3, 24)}
+    result = merge_duplicates(questions(a, b, c))
+    assert _merges(result) == [("b", "a")]
+    assert sorted(result.kept["question_id"]) == ["a", "c"]
+
+
+def test_planted_duplicates_at_scale():
+    rows, _ = synthetic_questions(3000, seed=5)
+    rng = random.Random(3)
+    expected = set()
+    for q in rng.sample([r for r in rows if r["answer_type"] in ("person", "organisation")], 150):
+        copy = {**q, "question_id": q["question_id"] + "-m", "source_kind": "market",
+                "title": q["title"].replace("Who will win", "Who will be the winner of")
+                                   .replace("Which company will", "What company will"),
+                "background": "A market on the same event.", "source_ids": ["market:" + q["question_id"]],
+                "open_date": q["open_date"] + timedelta(days=rng.choice([-3, 2])),
+                "resolution_date": q["resolution_date"] + timedelta(days=rng.choice([-2, 0, 1]))}
+        rows.append(copy)
+        first, second = sorted([q, copy], key=lambda r: (r["open_date"], r["resolution_date"],
+                                                         r["source_kind"] != "market"))
+        expected.add((second["question_id"], first["question_id"]))
+    result = merge_duplicates(questions(*rows))
+    assert set(_merges(result)) == expected
+    assert result.kept.height == 3000
+    kept = {r["question_id"]: r for r in result.kept.iter_rows(named=True)}
+    for dropped, keeper in expected:
+        base = keeper.removesuffix("-m")
+        assert sorted(kept[keeper]["source_ids"]) == ["market:" + base, "src-" + base]
