@@ -102,7 +102,7 @@ def test_validation_drops_self_leaks_and_short_windows():
     kept, drops = validate_questions(questions)
     assert kept["question_id"].to_list() == ["ok"]
     assert dict(zip(drops["item_id"], drops["reason"])) == {
-        "leak": "answer_in_question", "short": "short_window", "vague": "placeholder_answer"}
+        "leak": "answer_in_own_text", "short": "short_window", "vague": "placeholder_answer"}
     assert leaks_in_own_text(questions) == ["leak"]
 
 

@@ -25,7 +25,7 @@ from pastcast.drops import Drop, drops_frame
 from pastcast.evaluate.scoring import PLACEHOLDERS
 from pastcast.questions.steps import StepResult
 from pastcast.schemas import QUESTIONS, frame
-from pastcast.text import contains_phrase, normalise
+from pastcast.text import normalise
 
 STAGE = "validate"
 # Every type a bundled generator writes: the extractive rules (a work's "title", an "entity"
@@ -92,42 +92,26 @@ def validate(questions: pl.DataFrame, config: ValidateConfig = ValidateConfig())
     return result
 
 
-# -- the foundation's one-call validation, kept for callers without an article corpus --------
-
-def _problem(q: dict, config: ValidateConfig) -> tuple[str, str] | None:
-    found = problem(q, config)
-    if found:
-        return found
-    # Options listed by design (market questions) are not a leak; a free-form answer is.
-    if not q["candidate_outcomes"]:
-        for field in ("title", "background", "resolution_criteria"):
-            for answer_text in [q["answer"], *(q["answer_aliases"] or [])]:
-                if contains_phrase(q[field] or "", answer_text):
-                    return "answer_in_question", f"{answer_text!r} in {field}"
-    return None
-
+# -- one call for callers without an article corpus --------------------------------------------
 
 def validate_questions(candidates: pl.DataFrame, config: ValidateConfig = ValidateConfig()
                        ) -> tuple[pl.DataFrame, pl.DataFrame]:
-    kept: dict[tuple[str, str], dict] = {}
+    """(kept, drops) after the steps that need no article corpus: ``validate``, ``self_leak``
+    and ``dedup`` (the full filter is ``pastcast.questions.filter``)."""
+    from pastcast.questions.leakage import self_leaks
+    from pastcast.questions.question_dedup import merge_duplicates
+
     drops: list[Drop] = []
-    for q in candidates.sort("resolution_date", "question_id").iter_rows(named=True):
-        found = _problem(q, config)
-        if found:
-            drops.append(Drop(q["question_id"], "question", STAGE, *found))
-            continue
-        key = (normalise(q["title"]), normalise(q["answer"]))
-        if key in kept:  # a later report of the same event: keep the earliest, note the source
-            first = kept[key]
-            first["source_ids"] = [*first["source_ids"], *q["source_ids"]]
-            drops.append(Drop(q["question_id"], "question", STAGE, "duplicate_question",
-                              f"same event as {first['question_id']} (sources {q['source_ids']})"))
-            continue
-        kept[key] = dict(q)
-    return frame(kept.values(), QUESTIONS), drops_frame(drops)
+    questions = candidates
+    for step in (lambda qs: validate(qs, config), self_leaks, merge_duplicates):
+        result = step(questions)
+        drops += result.drops
+        questions = result.kept
+    return questions, drops_frame(drops)
 
 
 def leaks_in_own_text(questions: pl.DataFrame) -> list[str]:
-    """Ids of questions whose answer shows in their own visible text (a snapshot check)."""
-    return [q["question_id"] for q in questions.iter_rows(named=True)
-            if (p := _problem(q, ValidateConfig(min_window_days=0))) and p[0] == "answer_in_question"]
+    """Ids of questions whose answer shows in their own visible text."""
+    from pastcast.questions.leakage import self_leaks
+
+    return [d.item_id for d in self_leaks(questions).drops]
