@@ -385,14 +385,14 @@ def questions_filter(questions_file: str, articles_dir: str, out_dir: str, windo
     from dataclasses import replace as with_
 
     from pastcast.drops import counts_by_reason
+    from pastcast.questions.difficulty import DifficultyConfig
     from pastcast.questions.filter import FilterConfig, filter_questions, write_filter_run
     from pastcast.questions.generate import read_articles
     from pastcast.questions.validate import ANSWER_TYPES, ValidateConfig
-    from pastcast.questions.difficulty import DifficultyConfig
 
     try:
         qpath = Path(questions_file)
-        candidates = pl_read(qpath / "questions.parquet" if qpath.is_dir() else qpath)
+        candidates = _read_questions(qpath / "questions.parquet" if qpath.is_dir() else qpath)
         articles = read_articles(articles_dir)
         days = articles["published_at"].dt.date()
         types = frozenset(t.strip() for t in answer_types.split(",")) if answer_types else ANSWER_TYPES
@@ -432,7 +432,7 @@ def questions_filter(questions_file: str, articles_dir: str, out_dir: str, windo
         out.print(f"{name + ':':<11}{path}")
 
 
-def pl_read(path: Path):
+def _read_questions(path: Path):
     import polars as pl
 
     if not path.is_file():

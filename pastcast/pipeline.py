@@ -25,9 +25,9 @@ from pastcast.drops import counts_by_reason, drops_frame
 from pastcast.evaluate.index import open_or_build
 from pastcast.imports import ImportResult, formats_in, run_markets, run_social
 from pastcast.io import copy_file, write_json, write_parquet, write_text
-from pastcast.questions.generate import GenerationRun, generate_questions, write_generation
 from pastcast.questions.audit import render_audit
 from pastcast.questions.filter import FilterConfig, filter_questions
+from pastcast.questions.generate import GenerationRun, generate_questions, write_generation
 from pastcast.questions.markets import MarketQuestionConfig, market_questions
 from pastcast.schemas import ARTICLES, MARKET_PRICES, MARKETS, POSTS, QUESTION_EVIDENCE, QUESTIONS, empty
 from pastcast.snapshot import write_snapshot
@@ -190,9 +190,11 @@ def generate_news(work_dir: Path, days: list[date] | None = None, generator: str
     run = generate_questions(articles, generator, days=days, window_start=window_start,
                              horizon_days=horizon_days, llm_settings=llm_settings, llm_config=llm_config,
                              progress=progress)
-    day_of = dict(articles.select("article_id", pl.col("published_at").dt.date()).iter_rows())
+    ids_of: dict[date, set[str]] = {}
+    for article_id, day in articles.select("article_id", pl.col("published_at").dt.date()).iter_rows():
+        ids_of.setdefault(day, set()).add(article_id)
     for day in days:
-        ids = {a for a, d in day_of.items() if d == day}
+        ids = ids_of.get(day, set())
         part = GenerationRun(
             run.generator, run.questions.filter(pl.col("source_ids").list.get(0).is_in(ids)),
             run.drops.filter(pl.col("item_id").is_in(ids)), len(ids), None, None,
