@@ -528,5 +528,29 @@ def eval_leaderboard(run_dirs: tuple[str, ...]) -> None:
     click.echo(render_leaderboard(leaderboard(list(run_dirs))))
 
 
+@eval_group.command("score")
+@click.option("--snapshot", "snapshot_ref", required=True,
+              help="Snapshot folder, NAME (its latest) or NAME/vN.")
+@click.option("--forecasts", "forecasts_file", required=True, type=click.Path(exists=True, dir_okay=False),
+              help='JSON lines: {"question_id": ..., "date": "YYYY-MM-DD", "forecast": {"outcome": p}}.')
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
+              help="Run folder: ledger.jsonl, rejected.jsonl, scores.parquet, run.json.")
+@click.option("--agent", default=None, help='Agent name (default: the one the lines name, else "external").')
+@click.option("--root", default="snapshots", show_default=True, type=click.Path(file_okay=False))
+def eval_score(snapshot_ref: str, forecasts_file: str, out_dir: str, agent: str | None, root: str) -> None:
+    """Score an external agent's FORECASTS (JSON lines) on SNAPSHOT as `eval run` would."""
+    from pastcast.evaluate.external import score_external
+    from pastcast.evaluate.leaderboard import leaderboard, render_leaderboard
+    from pastcast.snapshot import resolve
+
+    result = score_external(resolve(snapshot_ref, root), forecasts_file, out_dir, agent=agent)
+    run = result.run
+    console.print(f"{run['accepted']} forecasts accepted, {run['rejected']} rejected"
+                  + (f" (see {Path(out_dir) / 'rejected.jsonl'})" if run["rejected"] else ""))
+    if run["rejected_by_reason"]:
+        console.print(_reason_table("rejected", run["rejected_by_reason"]))
+    click.echo(render_leaderboard(leaderboard([out_dir])))
+
+
 if __name__ == "__main__":
     main()

@@ -83,8 +83,13 @@ def test_outputs_written(runs, snap):
 
 def test_retrieval_beats_abstain(runs):
     retrieval, abstain, _ = runs
-    assert abstain.summary == {"questions": 5, "forecast": 0, "mean_bss": 0.0, "accuracy": 0.0,
+    summary = dict(abstain.summary)
+    metrics = summary.pop("metrics")
+    assert summary == {"questions": 5, "forecast": 0, "mean_bss": 0.0, "accuracy": 0.0,
                                "time_weighted_bss": 0.0, "market_questions": 0}
+    assert metrics["ece"] == 0.0 and metrics["mean_truth_mass"] == 0.0  # no forecast, no pairs
+    assert retrieval.summary["metrics"]["ci95"]["bss"][0] <= retrieval.summary["mean_bss"] <= \
+        retrieval.summary["metrics"]["ci95"]["bss"][1]
     assert _ledger(abstain.out_dir) == []
     by_q = {r["question_id"]: r for r in retrieval.scores.iter_rows(named=True)}
     for qid in ("q-mayor", "q-cup", "q-infl"):

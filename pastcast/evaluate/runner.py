@@ -15,6 +15,7 @@ import polars as pl
 import pastcast
 from pastcast.evaluate.agents import Agent, get_agent
 from pastcast.evaluate.consensus import MarketConsensus
+from pastcast.evaluate.metrics import summary_metrics
 from pastcast.evaluate.environment import LedgerEntry, ReplayEnvironment
 from pastcast.evaluate.index import ArticleIndex
 from pastcast.evaluate.scoring import brier_skill_score, time_weighted_bss, top1_accuracy
@@ -192,6 +193,7 @@ def run_eval(
     write_parquet(scores, out_dir / "scores.parquet")
 
     summary = summarise(scores)
+    summary["metrics"] = summary_metrics(scores, list(env.ledger), questions)
     manifest = env.manifest
     run = {
         "snapshot": {"name": manifest.get("name"), "version": manifest.get("version"), "path": str(snapshot_dir.resolve())},

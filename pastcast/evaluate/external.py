@@ -1,0 +1,160 @@
+"""Score an external agent's forecasts, given as JSON lines, against a snapshot.
+
+Each line: ``{"question_id": ..., "date": "YYYY-MM-DD", "forecast": {"outcome": p, ...}}``
+with an optional ``"agent"``. A line is accepted only if the replay environment could have
+taken it on that day: the question exists, the date is inside the snapshot's replay window
+and the question is open (open_date <= date < resolution_date), the forecast passes
+``scoring.validate``, and (when it names one) the agent is the run's agent. Rejected lines
+are listed with their line number and reason and never scored. Accepted lines are stably
+sorted by date (file order within a day, as the environment's ledger would be) and scored
+by the same ``score_questions`` as ``eval run``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+
+import polars as pl
+
+import pastcast
+from pastcast.evaluate.consensus import MarketConsensus
+from pastcast.evaluate.environment import LedgerEntry, ReplayEnvironment
+from pastcast.evaluate.metrics import summary_metrics
+from pastcast.evaluate.runner import _ledger_line, _utcnow, score_questions, summarise, with_crowd
+from pastcast.evaluate.scoring import InvalidForecast, validate
+from pastcast.io import write_json, write_parquet, write_text
+
+DEFAULT_AGENT = "external"
+REASONS = ("malformed", "unknown_question", "agent_mismatch", "outside_window", "before_open",
+           "on_or_after_resolution", "invalid_forecast")
+
+
+@dataclass(frozen=True)
+class Rejection:
+    line: int  # 1-based line number in the forecasts file
+    reason: str  # one of REASONS
+    detail: str
+    question_id: str | None = None
+
+
+@dataclass(frozen=True)
+class ExternalResult:
+    out_dir: Path
+    scores: pl.DataFrame
+    accepted: list[LedgerEntry]
+    rejected: list[Rejection]
+    run: dict
+
+
+def _load_questions(snapshot_dir: Path) -> pl.DataFrame:
+    return pl.read_parquet(snapshot_dir / "questions.parquet").filter(
+        pl.col("open_date").is_not_null() & pl.col("resolution_date").is_not_null()
+    ).sort("question_id")
+
+
+def check_lines(lines: list[str], questions: pl.DataFrame, start: date, end: date,
+                agent: str | None = None) -> tuple[list[LedgerEntry], list[Rejection], str]:
+    """Split forecast lines into accepted ledger entries (sorted by date, stable) and
+    rejections; returns (accepted, rejected, agent). With ``agent`` None the run's agent is
+    the first one a line names, else "external". Blank lines are skipped."""
+    known = {q["question_id"]: q for q in questions.select("question_id", "open_date", "resolution_date").iter_rows(named=True)}
+    accepted: list[tuple[int, LedgerEntry]] = []
+    rejected: list[Rejection] = []
+    for n, raw in enumerate(lines, 1):
+        if not raw.strip():
+            continue
+        qid = None
+        try:
+            obj = json.loads(raw)
+            if not isinstance(obj, dict):
+                raise ValueError("a line must be a JSON object")
+            qid = obj.get("question_id")
+            if not isinstance(qid, str) or not qid:
+                raise ValueError("question_id must be a non-empty string")
+            if not isinstance(obj.get("date"), str):
+                raise ValueError("date must be a YYYY-MM-DD string")
+            day = date.fromisoformat(obj["date"])
+            if "forecast" not in obj:
+                raise ValueError("forecast is missing")
+            line_agent = obj.get("agent")
+            if line_agent is not None and not isinstance(line_agent, str):
+                raise ValueError("agent must be a string")
+        except ValueError as e:  # json.JSONDecodeError is a ValueError
+            rejected.append(Rejection(n, "malformed", str(e), qid if isinstance(qid, str) else None))
+            continue
+        if line_agent is not None:
+            agent = agent or line_agent
+            if line_agent != agent:
+                rejected.append(Rejection(n, "agent_mismatch", f"line is by {line_agent!r}, the run is {agent!r}", qid))
+                continue
+        q = known.get(qid)
+        if q is None:
+            rejected.append(Rejection(n, "unknown_question", f"unknown question {qid!r}", qid))
+            continue
+        if not start <= day <= end:
+            rejected.append(Rejection(n, "outside_window", f"{day} is outside the replay window {start}..{end}", qid))
+            continue
+        if day < q["open_date"]:
+            rejected.append(Rejection(n, "before_open", f"{day} is before the question opens ({q['open_date']})", qid))
+            continue
+        if day >= q["resolution_date"]:
+            rejected.append(Rejection(n, "on_or_after_resolution",
+                                      f"{day} is on or after the resolution date ({q['resolution_date']})", qid))
+            continue
+        try:
+            forecast = validate(obj["forecast"])
+        except InvalidForecast as e:
+            rejected.append(Rejection(n, "invalid_forecast", e.reason, qid))
+            continue
+        accepted.append((n, LedgerEntry(qid, day, forecast)))
+    accepted.sort(key=lambda ne: (ne[1].date, ne[0]))
+    return [e for _, e in accepted], rejected, agent or DEFAULT_AGENT
+
+
+def score_external(snapshot_dir: str | os.PathLike, forecasts_file: str | os.PathLike,
+                   out_dir: str | os.PathLike, agent: str | None = None) -> ExternalResult:
+    """Check and score ``forecasts_file``; write ledger.jsonl, rejected.jsonl, scores.parquet
+    and run.json to ``out_dir`` (each atomically)."""
+    snapshot_dir, forecasts_file, out_dir = Path(snapshot_dir), Path(forecasts_file), Path(out_dir)
+    started = _utcnow()
+    env = ReplayEnvironment(snapshot_dir)  # the same window and manifest as `eval run`
+    questions = _load_questions(snapshot_dir)
+    lines = forecasts_file.read_text(encoding="utf-8").splitlines()
+    accepted, rejected, agent = check_lines(lines, questions, env.start, env.end, agent)
+
+    scores = score_questions(questions, accepted, env.start, env.end)
+    scores = with_crowd(scores, questions, MarketConsensus.from_snapshot(snapshot_dir, questions), env.start, env.end)
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    write_text("".join(_ledger_line(e, agent) + "\n" for e in accepted), out_dir / "ledger.jsonl")
+    write_text("".join(json.dumps({"line": r.line, "reason": r.reason, "detail": r.detail,
+                                   "question_id": r.question_id}, ensure_ascii=False) + "\n"
+                       for r in rejected), out_dir / "rejected.jsonl")
+    write_parquet(scores, out_dir / "scores.parquet")
+
+    summary = summarise(scores)
+    summary["metrics"] = summary_metrics(scores, accepted, questions)
+    manifest = env.manifest
+    run = {
+        "snapshot": {"name": manifest.get("name"), "version": manifest.get("version"),
+                     "path": str(snapshot_dir.resolve())},
+        "agent": agent,
+        "source": {"kind": "external", "forecasts": str(forecasts_file.resolve())},
+        "window": {"start": env.start.isoformat(), "end": env.end.isoformat()},
+        "days": env.n_days,
+        "forecasts_submitted": len(accepted),
+        "accepted": len(accepted),
+        "rejected": len(rejected),
+        "rejected_by_reason": dict(sorted(Counter(r.reason for r in rejected).items())),
+        "started": started,
+        "finished": _utcnow(),
+        "code_version": pastcast.__version__,
+        "summary": summary,
+    }
+    write_json(run, out_dir / "run.json")
+    return ExternalResult(out_dir=out_dir, scores=scores, accepted=accepted, rejected=rejected, run=run)
