@@ -62,3 +62,9 @@ bench-llm: venv
 # it writes from the real news pages in ../shared/data, for reading (see bench/README.md)
 bench-questions: venv
 	$(BIN)/python bench/extractive_questions.py
+
+# The evaluator at corpus scale: a synthetic 1M-article, 90-day, 330-question snapshot replayed
+# with the retrieval baseline; search latency, replay time, index size, peak memory (see bench/README.md)
+.PHONY: bench-eval
+bench-eval: venv
+	$(BIN)/python bench/eval_replay.py
