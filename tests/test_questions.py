@@ -76,6 +76,10 @@ def test_generation_dates_and_background_never_leak_the_answer():
     questions, drops = generate_extractive(articles, GenerateConfig(horizon_days=28))
     assert questions.height == 2 and drops["item_id"].to_list() == ["a1", "a4"]
     assert set(drops["reason"]) == {"no_outcome_report"}
+    # one day's partition: only its articles are read for outcomes, earlier ones still give background
+    day, day_drops = generate_extractive(articles, GenerateConfig(horizon_days=28), only={"a2"})
+    assert day["source_ids"].to_list() == [["a2"]] and day_drops.is_empty()
+    assert day.row(0, named=True) == questions.row(0, named=True)
     q = questions.row(0, named=True)
     assert q["resolution_date"] == date(2026, 3, 29) and q["open_date"] == date(2026, 3, 1)
     assert q["background"].startswith("As reported on 2026-03-01: The Kestrel Bay mayoral election is on 29 March.")

@@ -971,13 +971,17 @@ def _timed(outcome: Outcome, resolution: date) -> str:
             .replace("{prev_year}", str(resolution.year - 1)))
 
 
-def generate_extractive(articles: pl.DataFrame, config: GenerateConfig = GenerateConfig()
-                        ) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """(candidate questions, drops) from dated articles; one question per outcome report."""
+def generate_extractive(articles: pl.DataFrame, config: GenerateConfig = GenerateConfig(),
+                        only: set[str] | None = None) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(candidate questions, drops) from dated articles; one question per outcome report.
+    ``only``: generate from these article ids alone (a day's partition); every article still
+    serves as background."""
     articles = articles.sort("published_at", "crawled_at")
     earlier = _EarlierArticles(articles)
     rows, drops = [], []
     for art in articles.iter_rows(named=True):
+        if only is not None and art["article_id"] not in only:
+            continue
         outcome = find_outcome(art["text"] or "")
         if outcome is None:
             drops.append(Drop(art["article_id"], "article", STAGE, "no_outcome_report", art["url"]))

@@ -68,11 +68,9 @@ def generate_questions(articles: pl.DataFrame, generator: str = "extractive", *,
         window_start = articles["published_at"].min().date() if articles["published_at"].min() else None
     if generator == "extractive":
         config = GenerateConfig(horizon_days=horizon_days, window_start=window_start)
-        questions, drops = generate_extractive(articles, config)
-        if days is not None:  # earlier articles gave background; keep only these days' output
-            ids = set(articles.filter(chosen)["article_id"])
-            questions = questions.filter(pl.col("source_ids").list.get(0).is_in(ids))
-            drops = drops.filter(pl.col("item_id").is_in(ids))
+        # only these days' articles are read for outcomes; every article may give background
+        only = set(articles.filter(chosen)["article_id"]) if days is not None else None
+        questions, drops = generate_extractive(articles, config, only=only)
         return GenerationRun("extractive", questions, drops, n, settings={"horizon_days": horizon_days})
     from pastcast.questions.llm_generate import LLMGenerateConfig, generate_llm
 
