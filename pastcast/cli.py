@@ -263,7 +263,7 @@ def social_import(fmt: str, inputs: tuple[str, ...], out_dir: str) -> None:
 
 @main.group()
 def questions() -> None:
-    """Generate candidate questions from articles."""
+    """Generate candidate questions from articles, and filter them."""
 
 
 @questions.command("generate")
