@@ -501,7 +501,10 @@ def eval_group() -> None:
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
               help="Run folder: ledger.jsonl, scores.parquet, run.json.")
 @click.option("--root", default="snapshots", show_default=True, type=click.Path(file_okay=False))
-def eval_run(snapshot_ref: str, agent: str, out_dir: str, root: str) -> None:
+@click.option("--resume", is_flag=True,
+              help="Continue an interrupted run in OUT after its last finished day (its forecasts are "
+                   "replayed from the partial ledger); the scores equal an uninterrupted run's.")
+def eval_run(snapshot_ref: str, agent: str, out_dir: str, root: str, resume: bool) -> None:
     """Replay SNAPSHOT day by day to AGENT and score its forecasts."""
     from pastcast.evaluate.agents import get_agent
     from pastcast.evaluate.leaderboard import leaderboard, render_leaderboard
@@ -515,7 +518,10 @@ def eval_run(snapshot_ref: str, agent: str, out_dir: str, root: str) -> None:
         def tick(i: int, n: int, day) -> None:
             bar.update(task, completed=i, total=n, description=f"{agent}: {day}")
 
-        run_eval(folder, get_agent(agent), out_dir, progress=tick)
+        try:
+            run_eval(folder, get_agent(agent), out_dir, progress=tick, resume=resume)
+        except ValueError as exc:
+            raise click.ClickException(str(exc)) from exc
     click.echo(render_leaderboard(leaderboard([out_dir])))
 
 

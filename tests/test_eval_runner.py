@@ -1,5 +1,5 @@
 import json
-from datetime import date
+from datetime import date, timedelta
 
 import polars as pl
 import pytest
@@ -211,3 +211,47 @@ def test_retrieval_never_submits_placeholders():
     q = OpenQuestion("q", "Which party wins?", "", "", "option", ("Greens", "Other"), date(2024, 1, 1), date(2024, 2, 1))
     hits = [Hit("a", "Poll", ts("2024-01-05"), 1.0, "", "Other parties trail; other voters undecided. Greens lead.")]
     assert list(RetrievalAgent().forecast(q, hits, date(2024, 1, 5))) == ["Greens"]
+
+
+class _CrashingRetrieval(RetrievalAgent):
+    """The retrieval baseline, killed on a given simulated day (a crash, a pre-emption)."""
+
+    def __init__(self, crash_on: date):
+        super().__init__()
+        self.crash_on = crash_on
+
+    def act(self, env):
+        if env.today == self.crash_on:
+            raise KeyboardInterrupt("killed")
+        super().act(env)
+
+
+@pytest.mark.parametrize("crash_on", [date(2024, 1, 2), date(2024, 1, 5), date(2024, 1, 9)])
+def test_a_resumed_run_scores_exactly_as_an_uninterrupted_one(runs, snap, tmp_path, crash_on):
+    retrieval, _, _ = runs
+    out = tmp_path / "resumed"
+    with pytest.raises(KeyboardInterrupt):
+        run_eval(snap, _CrashingRetrieval(crash_on), out)
+    assert not (out / "ledger.jsonl").exists() and (out / ".ledger.jsonl.partial").exists()
+    assert json.loads((out / ".progress.json").read_text())["last_day"] == (crash_on - timedelta(days=1)).isoformat()
+    asked = []
+
+    class Counting(RetrievalAgent):
+        def act(self, env):
+            asked.append(env.today)
+            super().act(env)
+
+    resumed = run_eval(snap, Counting(), out, resume=True)
+    assert asked[0] == crash_on  # the finished days were not asked again
+    assert resumed.run["resumed"] is True and not (out / ".progress.json").exists()
+    assert resumed.scores.equals(retrieval.scores)
+    assert _ledger(out) == _ledger(retrieval.out_dir)  # same forecasts, same days, once each
+    assert resumed.summary["mean_bss"] == retrieval.summary["mean_bss"]
+
+
+def test_resume_refuses_another_agents_run(snap, tmp_path):
+    out = tmp_path / "r"
+    with pytest.raises(KeyboardInterrupt):
+        run_eval(snap, _CrashingRetrieval(date(2024, 1, 4)), out)
+    with pytest.raises(ValueError, match="unfinished run of agent 'retrieval'"):
+        run_eval(snap, "abstain", out, resume=True)

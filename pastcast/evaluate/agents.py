@@ -142,6 +142,10 @@ class RetrievalAgent:
         self._env: ReplayEnvironment | None = None
         self._last: dict[str, dict[str, float]] = {}
 
+    def restore(self, env: ReplayEnvironment, entries) -> None:
+        """Resume: what this replay already submitted (from its ledger)."""
+        self._env, self._last = env, {e.question_id: dict(e.forecast) for e in entries}
+
     def act(self, env: ReplayEnvironment) -> None:
         if env is not self._env:  # a new replay: forget what was submitted in the last one
             self._env, self._last = env, {}
@@ -216,6 +220,10 @@ class MarketAgent:
 
     def __init__(self) -> None:
         self._last: dict[str, dict[str, float]] = {}
+
+    def restore(self, env: ReplayEnvironment, entries) -> None:
+        """Resume: what this replay already submitted (from its ledger)."""
+        self._last = {e.question_id: dict(e.forecast) for e in entries}
 
     def act(self, env: ReplayEnvironment) -> None:
         for q in env.open_questions():

@@ -15,9 +15,9 @@ import polars as pl
 import pastcast
 from pastcast.evaluate.agents import Agent, get_agent
 from pastcast.evaluate.consensus import MarketConsensus
-from pastcast.evaluate.metrics import summary_metrics
 from pastcast.evaluate.environment import LedgerEntry, ReplayEnvironment
 from pastcast.evaluate.index import ArticleIndex
+from pastcast.evaluate.metrics import summary_metrics
 from pastcast.evaluate.scoring import brier_skill_score, time_weighted_bss, top1_accuracy
 from pastcast.io import write_json, write_parquet
 
@@ -148,6 +148,33 @@ def summarise(scores: pl.DataFrame) -> dict:
     return summary
 
 
+PROGRESS = ".progress.json"  # the last replayed day of an unfinished run, beside the partial ledger
+
+
+def _replay_partial(env: ReplayEnvironment, agent: Agent, out_dir: Path) -> int:
+    """Resume: submit the partial ledger's forecasts again, day by day, up to the last day the
+    interrupted run finished; returns the days replayed. The agent gets the entries through
+    ``restore(env, entries)`` when it has one (its memory of what it submitted)."""
+    progress = json.loads((out_dir / PROGRESS).read_text())
+    if progress.get("agent") != agent.name:
+        raise ValueError(f"{out_dir} holds an unfinished run of agent {progress.get('agent')!r}, not {agent.name!r}")
+    last = date.fromisoformat(progress["last_day"])
+    lines = (out_dir / ".ledger.jsonl.partial").read_text(encoding="utf-8").splitlines()
+    by_day: dict[date, list[dict]] = defaultdict(list)
+    for line in lines:
+        row = json.loads(line)
+        by_day[date.fromisoformat(row["date"])].append(row)
+    days = 0
+    while not env.done and env.today <= last:
+        for row in by_day.get(env.today, []):
+            env.submit(row["question_id"], row["forecast"])
+        env.advance()
+        days += 1
+    if hasattr(agent, "restore"):
+        agent.restore(env, list(env.ledger))
+    return days
+
+
 def run_eval(
     snapshot_dir: str | os.PathLike,
     agent: Agent | str,
@@ -156,20 +183,26 @@ def run_eval(
     index: ArticleIndex | None = None,
     start: date | None = None,
     end: date | None = None,
+    resume: bool = False,
 ) -> RunResult:
-    """Replay ``snapshot_dir`` to ``agent`` over its window; write ledger.jsonl, scores.parquet, run.json."""
+    """Replay ``snapshot_dir`` to ``agent`` over its window; write ledger.jsonl, scores.parquet, run.json.
+
+    With ``resume``, an interrupted run in ``out_dir`` continues after its last finished day
+    (its forecasts are submitted again from the partial ledger, not asked of the agent), and
+    scores exactly as an uninterrupted run of a deterministic agent would."""
     agent = get_agent(agent) if isinstance(agent, str) else agent
     snapshot_dir, out_dir = Path(snapshot_dir), Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     env = ReplayEnvironment(snapshot_dir, start=start, end=end, index=index)
     started = _utcnow()
 
-    # The ledger streams to a hidden partial file as the run goes (evidence if it crashes) and
-    # is renamed into place only when the replay completes.
+    # The ledger streams to a hidden partial file as the run goes (evidence if it crashes, and
+    # the state to resume from) and is renamed into place only when the replay completes.
     partial = out_dir / ".ledger.jsonl.partial"
-    written = 0
-    with partial.open("w", encoding="utf-8") as ledger_file:
-        day_index = 0
+    resuming = resume and partial.is_file() and (out_dir / PROGRESS).is_file()
+    day_index = _replay_partial(env, agent, out_dir) if resuming else 0
+    written = len(env.ledger)
+    with partial.open("a" if resuming else "w", encoding="utf-8") as ledger_file:
         while not env.done:
             if progress:
                 progress(day_index, env.n_days, env.today)
@@ -178,11 +211,13 @@ def run_eval(
                 ledger_file.write(_ledger_line(entry, agent.name) + "\n")
             written = len(env.ledger)
             ledger_file.flush()
+            write_json({"agent": agent.name, "last_day": env.today.isoformat()}, out_dir / PROGRESS)
             env.advance()
             day_index += 1
         if progress:
             progress(env.n_days, env.n_days, env.end)
     os.replace(partial, out_dir / "ledger.jsonl")
+    (out_dir / PROGRESS).unlink(missing_ok=True)
 
     questions = pl.read_parquet(snapshot_dir / "questions.parquet").filter(
         pl.col("open_date").is_not_null() & pl.col("resolution_date").is_not_null()
@@ -201,6 +236,7 @@ def run_eval(
         "window": {"start": env.start.isoformat(), "end": env.end.isoformat()},
         "days": env.n_days,
         "forecasts_submitted": len(env.ledger),
+        "resumed": resuming,
         "started": started,
         "finished": _utcnow(),
         "code_version": pastcast.__version__,
