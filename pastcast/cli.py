@@ -504,13 +504,24 @@ def eval_group() -> None:
 @click.option("--resume", is_flag=True,
               help="Continue an interrupted run in OUT after its last finished day (its forecasts are "
                    "replayed from the partial ledger); the scores equal an uninterrupted run's.")
-def eval_run(snapshot_ref: str, agent: str, out_dir: str, root: str, resume: bool) -> None:
+@click.option("--policy", default="daily", show_default=True,
+              help="When the agent wakes: daily, sleep (the agent calls env.sleep), cron:N (every N days), "
+                   "cron:mon,thu, watcher:word,word (new articles matching a word).")
+@click.option("--deadline-guard", "deadline_days", type=int, default=0, show_default=True,
+              help="Also wake when an open question without a forecast closes within N days (0: off).")
+def eval_run(snapshot_ref: str, agent: str, out_dir: str, root: str, resume: bool, policy: str,
+             deadline_days: int) -> None:
     """Replay SNAPSHOT day by day to AGENT and score its forecasts."""
     from pastcast.evaluate.agents import get_agent
     from pastcast.evaluate.leaderboard import leaderboard, render_leaderboard
+    from pastcast.evaluate.policies import parse_policy
     from pastcast.evaluate.runner import run_eval
     from pastcast.snapshot import resolve
 
+    try:
+        wake = parse_policy(policy, deadline_days)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--policy") from exc
     folder = resolve(snapshot_ref, root)
     with _progress() as bar:
         task = bar.add_task(f"replaying {folder} to {agent}", total=None)
@@ -519,7 +530,7 @@ def eval_run(snapshot_ref: str, agent: str, out_dir: str, root: str, resume: boo
             bar.update(task, completed=i, total=n, description=f"{agent}: {day}")
 
         try:
-            run_eval(folder, get_agent(agent), out_dir, progress=tick, resume=resume)
+            run_eval(folder, get_agent(agent), out_dir, progress=tick, resume=resume, policy=wake)
         except ValueError as exc:
             raise click.ClickException(str(exc)) from exc
     click.echo(render_leaderboard(leaderboard([out_dir])))

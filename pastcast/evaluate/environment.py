@@ -101,6 +101,7 @@ class ReplayEnvironment:
         self._post_index: ArticleIndex | None = None
         self._has_posts = (self._snapshot_dir / "posts.parquet").is_file()
         self._ledger: list[LedgerEntry] = []
+        self.requested_wake: date | None = None  # set by sleep(); read by the Sleep policy
         # Private like the index: it holds prices of every day, including later ones.
         self._consensus = MarketConsensus.from_snapshot(self._snapshot_dir, questions)
 
@@ -153,6 +154,19 @@ class ReplayEnvironment:
         if not self.is_open(question_id):
             return None
         return self._consensus.forecast(question_id, self.today)
+
+    def sleep(self, days: int = 1) -> date:
+        """Ask to be woken ``days`` days from today (policies that let the agent choose)."""
+        if days < 1:
+            raise ValueError("sleep at least one day")
+        self.requested_wake = self.today + timedelta(days=days)
+        return self.requested_wake
+
+    def sleep_until(self, day: date) -> date:
+        if day <= self.today:
+            raise ValueError(f"wake day {day} is not after today ({self.today})")
+        self.requested_wake = day
+        return day
 
     def submit(self, question_id: str, forecast: Mapping[str, float]) -> LedgerEntry:
         """Validate and record a forecast (a later one revises an earlier one)."""

@@ -18,6 +18,7 @@ from pastcast.evaluate.consensus import MarketConsensus
 from pastcast.evaluate.environment import LedgerEntry, ReplayEnvironment
 from pastcast.evaluate.index import ArticleIndex
 from pastcast.evaluate.metrics import summary_metrics
+from pastcast.evaluate.policies import EveryDay, WakePolicy
 from pastcast.evaluate.scoring import brier_skill_score, time_weighted_bss, top1_accuracy
 from pastcast.io import write_json, write_parquet
 
@@ -148,6 +149,13 @@ def summarise(scores: pl.DataFrame) -> dict:
     return summary
 
 
+def _reasons(wakes: list[dict]) -> dict[str, int]:
+    counts: dict[str, int] = defaultdict(int)
+    for w in wakes:
+        counts[w["reason"].split(":", 1)[0]] += 1
+    return dict(sorted(counts.items()))
+
+
 PROGRESS = ".progress.json"  # the last replayed day of an unfinished run, beside the partial ledger
 
 
@@ -156,6 +164,7 @@ def _replay_partial(env: ReplayEnvironment, agent: Agent, out_dir: Path) -> int:
     interrupted run finished; returns the days replayed. The agent gets the entries through
     ``restore(env, entries)`` when it has one (its memory of what it submitted)."""
     progress = json.loads((out_dir / PROGRESS).read_text())
+    env.requested_wake = date.fromisoformat(progress["requested_wake"]) if progress.get("requested_wake") else None
     if progress.get("agent") != agent.name:
         raise ValueError(f"{out_dir} holds an unfinished run of agent {progress.get('agent')!r}, not {agent.name!r}")
     last = date.fromisoformat(progress["last_day"])
@@ -184,6 +193,7 @@ def run_eval(
     start: date | None = None,
     end: date | None = None,
     resume: bool = False,
+    policy: WakePolicy | None = None,
 ) -> RunResult:
     """Replay ``snapshot_dir`` to ``agent`` over its window; write ledger.jsonl, scores.parquet, run.json.
 
@@ -199,19 +209,33 @@ def run_eval(
     # The ledger streams to a hidden partial file as the run goes (evidence if it crashes, and
     # the state to resume from) and is renamed into place only when the replay completes.
     partial = out_dir / ".ledger.jsonl.partial"
+    policy = policy or EveryDay()
     resuming = resume and partial.is_file() and (out_dir / PROGRESS).is_file()
+    wakes: list[dict] = []
+    last_wake: date | None = None
+    if resuming:
+        saved = json.loads((out_dir / PROGRESS).read_text())
+        wakes = saved.get("wakes", [])
+        last_wake = date.fromisoformat(wakes[-1]["date"]) if wakes else None
     day_index = _replay_partial(env, agent, out_dir) if resuming else 0
     written = len(env.ledger)
     with partial.open("a" if resuming else "w", encoding="utf-8") as ledger_file:
         while not env.done:
             if progress:
                 progress(day_index, env.n_days, env.today)
-            agent.act(env)
+            reason = policy.decide(env, last_wake)
+            if reason:
+                env.requested_wake = None
+                agent.act(env)
+                wakes.append({"date": env.today.isoformat(), "reason": reason})
+                last_wake = env.today
             for entry in env.ledger[written:]:
                 ledger_file.write(_ledger_line(entry, agent.name) + "\n")
             written = len(env.ledger)
             ledger_file.flush()
-            write_json({"agent": agent.name, "last_day": env.today.isoformat()}, out_dir / PROGRESS)
+            write_json({"agent": agent.name, "last_day": env.today.isoformat(), "wakes": wakes,
+                        "requested_wake": env.requested_wake.isoformat() if env.requested_wake else None},
+                       out_dir / PROGRESS)
             env.advance()
             day_index += 1
         if progress:
@@ -237,6 +261,10 @@ def run_eval(
         "days": env.n_days,
         "forecasts_submitted": len(env.ledger),
         "resumed": resuming,
+        "policy": policy.name,
+        "wakes": len(wakes),
+        "wake_reasons": _reasons(wakes),
+        "closed_without_forecast": int(scores.filter(~pl.col("forecast_made")).height),
         "started": started,
         "finished": _utcnow(),
         "code_version": pastcast.__version__,
