@@ -536,6 +536,54 @@ def eval_run(snapshot_ref: str, agent: str, out_dir: str, root: str, resume: boo
     click.echo(render_leaderboard(leaderboard([out_dir])))
 
 
+@eval_group.command("serve")
+@click.option("--snapshot", "snapshot_ref", required=True, help="Snapshot folder, NAME (its latest) or NAME/vN.")
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
+              help="Run folder: ledger.jsonl, scores.parquet, run.json once the replay ends.")
+@click.option("--port", type=int, default=8765, show_default=True, help="Port on 127.0.0.1 (0: any free one).")
+@click.option("--agent-name", default="external", show_default=True, help="The name the run is scored under.")
+@click.option("--root", default="snapshots", show_default=True, type=click.Path(file_okay=False))
+def eval_serve(snapshot_ref: str, out_dir: str, port: int, agent_name: str, root: str) -> None:
+    """Serve the replay of SNAPSHOT over HTTP on loopback, for an agent in another process.
+
+    \b
+    This process holds the answers; a client gets only the current day's tools:
+      GET /v1/state, /v1/questions, /v1/search?query=..&k=.., /v1/search_posts, /v1/market?question_id=..,
+      /v1/resolved; POST /v1/forecast {"question_id", "forecast": {outcome: p}}, /v1/advance {"days": 1}.
+    Advancing past the window's end scores the run like `eval run`; then the server stops.
+    """
+    from pastcast.evaluate.serve import make_server
+    from pastcast.snapshot import resolve
+
+    server, run = make_server(resolve(snapshot_ref, root), out_dir, port, agent_name)
+    host, bound = server.server_address[:2]
+    console.print(f"serving {run.snapshot_dir} at http://{host}:{bound}/v1 (Ctrl-C to stop)")
+
+    def stop_when_done() -> None:
+        import time
+
+        while run.result is None:
+            time.sleep(0.2)
+        server.shutdown()
+
+    import threading
+
+    threading.Thread(target=stop_when_done, daemon=True).start()
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+    if run.result is not None:
+        click.echo(render_summary(run.result.summary))
+
+
+def render_summary(summary: dict) -> str:
+    return (f"{summary['questions']} questions, {summary['forecast']} forecast; mean BSS {summary['mean_bss']:+.3f}, "
+            f"accuracy {summary['accuracy']:.3f}, time-weighted BSS {summary['time_weighted_bss']:+.3f}")
+
+
 @eval_group.command("leaderboard")
 @click.argument("run_dirs", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False))
 def eval_leaderboard(run_dirs: tuple[str, ...]) -> None:

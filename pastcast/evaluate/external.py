@@ -25,7 +25,7 @@ import pastcast
 from pastcast.evaluate.consensus import MarketConsensus
 from pastcast.evaluate.environment import LedgerEntry, ReplayEnvironment
 from pastcast.evaluate.metrics import summary_metrics
-from pastcast.evaluate.runner import _ledger_line, _utcnow, score_questions, summarise, with_crowd
+from pastcast.evaluate.runner import ledger_line, score_questions, summarise, utcnow, with_crowd
 from pastcast.evaluate.scoring import InvalidForecast, validate
 from pastcast.io import write_json, write_parquet, write_text
 
@@ -121,7 +121,7 @@ def score_external(snapshot_dir: str | os.PathLike, forecasts_file: str | os.Pat
     """Check and score ``forecasts_file``; write ledger.jsonl, rejected.jsonl, scores.parquet
     and run.json to ``out_dir`` (each atomically)."""
     snapshot_dir, forecasts_file, out_dir = Path(snapshot_dir), Path(forecasts_file), Path(out_dir)
-    started = _utcnow()
+    started = utcnow()
     env = ReplayEnvironment(snapshot_dir)  # the same window and manifest as `eval run`
     questions = _load_questions(snapshot_dir)
     lines = forecasts_file.read_text(encoding="utf-8").splitlines()
@@ -131,7 +131,7 @@ def score_external(snapshot_dir: str | os.PathLike, forecasts_file: str | os.Pat
     scores = with_crowd(scores, questions, MarketConsensus.from_snapshot(snapshot_dir, questions), env.start, env.end)
 
     out_dir.mkdir(parents=True, exist_ok=True)
-    write_text("".join(_ledger_line(e, agent) + "\n" for e in accepted), out_dir / "ledger.jsonl")
+    write_text("".join(ledger_line(e, agent) + "\n" for e in accepted), out_dir / "ledger.jsonl")
     write_text("".join(json.dumps({"line": r.line, "reason": r.reason, "detail": r.detail,
                                    "question_id": r.question_id}, ensure_ascii=False) + "\n"
                        for r in rejected), out_dir / "rejected.jsonl")
@@ -152,7 +152,7 @@ def score_external(snapshot_dir: str | os.PathLike, forecasts_file: str | os.Pat
         "rejected": len(rejected),
         "rejected_by_reason": dict(sorted(Counter(r.reason for r in rejected).items())),
         "started": started,
-        "finished": _utcnow(),
+        "finished": utcnow(),
         "code_version": pastcast.__version__,
         "summary": summary,
     }

@@ -50,11 +50,11 @@ class RunResult:
     run: dict
 
 
-def _utcnow() -> str:
+def utcnow() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-def _ledger_line(entry: LedgerEntry, agent: str) -> str:
+def ledger_line(entry: LedgerEntry, agent: str) -> str:
     return json.dumps(
         {"date": entry.date.isoformat(), "question_id": entry.question_id, "forecast": dict(entry.forecast), "agent": agent},
         ensure_ascii=False,
@@ -204,7 +204,7 @@ def run_eval(
     snapshot_dir, out_dir = Path(snapshot_dir), Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     env = ReplayEnvironment(snapshot_dir, start=start, end=end, index=index)
-    started = _utcnow()
+    started = utcnow()
 
     # The ledger streams to a hidden partial file as the run goes (evidence if it crashes, and
     # the state to resume from) and is renamed into place only when the replay completes.
@@ -230,7 +230,7 @@ def run_eval(
                 wakes.append({"date": env.today.isoformat(), "reason": reason})
                 last_wake = env.today
             for entry in env.ledger[written:]:
-                ledger_file.write(_ledger_line(entry, agent.name) + "\n")
+                ledger_file.write(ledger_line(entry, agent.name) + "\n")
             written = len(env.ledger)
             ledger_file.flush()
             write_json({"agent": agent.name, "last_day": env.today.isoformat(), "wakes": wakes,
@@ -243,6 +243,13 @@ def run_eval(
     os.replace(partial, out_dir / "ledger.jsonl")
     (out_dir / PROGRESS).unlink(missing_ok=True)
 
+    return finish_run(env, snapshot_dir, out_dir, agent.name, started, {
+        "resumed": resuming, "policy": policy.name, "wakes": len(wakes), "wake_reasons": _reasons(wakes)})
+
+
+def finish_run(env: ReplayEnvironment, snapshot_dir: Path, out_dir: Path, agent_name: str, started: str,
+               extra: dict | None = None) -> RunResult:
+    """Score a finished replay (its ledger is in ``env``) and write scores.parquet and run.json."""
     questions = pl.read_parquet(snapshot_dir / "questions.parquet").filter(
         pl.col("open_date").is_not_null() & pl.col("resolution_date").is_not_null()
     ).sort("question_id")
@@ -256,17 +263,14 @@ def run_eval(
     manifest = env.manifest
     run = {
         "snapshot": {"name": manifest.get("name"), "version": manifest.get("version"), "path": str(snapshot_dir.resolve())},
-        "agent": agent.name,
+        "agent": agent_name,
         "window": {"start": env.start.isoformat(), "end": env.end.isoformat()},
         "days": env.n_days,
         "forecasts_submitted": len(env.ledger),
-        "resumed": resuming,
-        "policy": policy.name,
-        "wakes": len(wakes),
-        "wake_reasons": _reasons(wakes),
+        **(extra or {}),
         "closed_without_forecast": int(scores.filter(~pl.col("forecast_made")).height),
         "started": started,
-        "finished": _utcnow(),
+        "finished": utcnow(),
         "code_version": pastcast.__version__,
         "summary": summary,
     }
