@@ -5,7 +5,6 @@ import json
 import threading
 import urllib.error
 import urllib.request
-from datetime import date
 
 import pytest
 
