@@ -584,6 +584,21 @@ def render_summary(summary: dict) -> str:
             f"accuracy {summary['accuracy']:.3f}, time-weighted BSS {summary['time_weighted_bss']:+.3f}")
 
 
+@eval_group.command("report")
+@click.argument("run_dirs", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False))
+@click.option("--out", "out_file", required=True, type=click.Path(dir_okay=False),
+              help="The HTML file to write (self-contained: open it from disk).")
+@click.option("--title", default="pastcast evaluation report", show_default=True)
+def eval_report(run_dirs: tuple[str, ...], out_file: str, title: str) -> None:
+    """A static HTML report across RUN_DIRS: leaderboard, score over simulated time, calibration,
+    score by category, wakes against score."""
+    from pastcast.evaluate.report import render_report
+    from pastcast.io import write_text
+
+    path = write_text(render_report(list(run_dirs), title), out_file)
+    out.print(f"report: {path}")
+
+
 @eval_group.command("leaderboard")
 @click.argument("run_dirs", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False))
 def eval_leaderboard(run_dirs: tuple[str, ...]) -> None:

@@ -12,9 +12,20 @@ from pathlib import Path
 import polars as pl
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+# mkstemp makes owner-only files; outputs get the usual permissions (0644 under umask 022).
+_FILE_MODE = 0o666 & ~_umask()
+
+
 def _temp_beside(path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.fchmod(fd, _FILE_MODE)
     os.close(fd)
     return Path(tmp)
 

@@ -49,3 +49,14 @@ def test_wrong_schema_is_refused_and_leaves_no_version(tmp_path):
 def test_resolve_explains_what_is_missing(tmp_path):
     with pytest.raises(FileNotFoundError, match="no snapshot"):
         resolve("nothing", tmp_path)
+
+
+def test_outputs_get_the_usual_file_permissions(tmp_path):
+    import os
+
+    from pastcast.io import write_text
+
+    mask = os.umask(0)
+    os.umask(mask)
+    path = write_text("hello", tmp_path / "f.txt")
+    assert path.stat().st_mode & 0o777 == 0o666 & ~mask  # not mkstemp's owner-only 0600

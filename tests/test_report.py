@@ -1,0 +1,57 @@
+"""The static HTML report: one file with the leaderboard and inline SVG charts, whose daily
+score series matches a hand computation."""
+
+from datetime import date
+
+import pytest
+from click.testing import CliRunner
+
+from evalkit import article, question, ts, write_snapshot
+from pastcast.cli import main
+from pastcast.evaluate.policies import Cron
+from pastcast.evaluate.report import daily_scores, render_report
+from pastcast.evaluate.runner import run_eval
+
+
+class Fixed:
+    name = "fixed"
+
+    def act(self, env):
+        for q in env.open_questions():
+            env.submit(q.question_id, {"Ana Ruiz": 0.5})
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    root = tmp_path_factory.mktemp("rep")
+    snap = write_snapshot(root / "s", [article("a1", "Board", "The board meets.", ts("2024-01-02"))],
+                          [question("q1", "Who will chair the board?", "Ana Ruiz", "2024-01-02", "2024-01-05",
+                                    category="business"),
+                           question("q2", "Who will run the port?", "Bo Lind", "2024-01-03", "2024-01-06",
+                                    category="economy")], "2024-01-01", "2024-01-06")
+    fixed = run_eval(snap, Fixed(), root / "fixed")
+    weekly = run_eval(snap, Fixed(), root / "weekly", policy=Cron(every_days=7))
+    abstain = run_eval(snap, "abstain", root / "abstain")
+    return root, [fixed.out_dir, weekly.out_dir, abstain.out_dir]
+
+
+def test_daily_scores_by_hand(runs):
+    _, dirs = runs
+    # BSS of {"Ana Ruiz": 0.5}: 1 - (0.5 - 1)^2 = 0.75 on q1; 1 - (0.25 + 1) = -0.25 on q2
+    assert daily_scores(dirs[0]) == [(date(2024, 1, 2), 0.75), (date(2024, 1, 3), 0.25),
+                                     (date(2024, 1, 4), 0.25), (date(2024, 1, 5), -0.25)]
+    # woke only on 01-01, before anything opened: every open day scores 0
+    assert {s for _, s in daily_scores(dirs[1])} == {0.0}
+
+
+def test_report_is_one_self_contained_file(runs, tmp_path):
+    _, dirs = runs
+    page = render_report(dirs, "Sample report")
+    assert page.startswith("<!doctype html>") and page.count("<svg") == 4
+    assert "<script" not in page and "http://www.w3.org/2000/svg" in page
+    assert page.count("<tr>") == 4  # header and three runs
+    for text in ("Sample report", "fixed (fixed)", "abstain (abstain)", "business", "economy", "ECE"):
+        assert text in page, text
+    result = CliRunner().invoke(main, ["eval", "report", *map(str, dirs), "--out", str(tmp_path / "r.html")])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "r.html").read_text().count("<svg") == 4
