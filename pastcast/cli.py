@@ -509,8 +509,11 @@ def eval_group() -> None:
                    "cron:mon,thu, watcher:word,word (new articles matching a word).")
 @click.option("--deadline-guard", "deadline_days", type=int, default=0, show_default=True,
               help="Also wake when an open question without a forecast closes within N days (0: off).")
+@click.option("--judge-model", default=None,
+              help="An LLM also rules on outcomes the matching rules rejected but that may name the answer "
+                   "(verdicts cached, logged in match_verdicts.jsonl).")
 def eval_run(snapshot_ref: str, agent: str, out_dir: str, root: str, resume: bool, policy: str,
-             deadline_days: int) -> None:
+             deadline_days: int, judge_model: str | None) -> None:
     """Replay SNAPSHOT day by day to AGENT and score its forecasts."""
     from pastcast.evaluate.agents import get_agent
     from pastcast.evaluate.leaderboard import leaderboard, render_leaderboard
@@ -530,7 +533,12 @@ def eval_run(snapshot_ref: str, agent: str, out_dir: str, root: str, resume: boo
             bar.update(task, completed=i, total=n, description=f"{agent}: {day}")
 
         try:
-            run_eval(folder, get_agent(agent), out_dir, progress=tick, resume=resume, policy=wake)
+            judge = None
+            if judge_model:
+                from pastcast.llm import LLMSettings
+
+                judge = LLMSettings.from_env(model=judge_model)
+            run_eval(folder, get_agent(agent), out_dir, progress=tick, resume=resume, policy=wake, judge=judge)
         except ValueError as exc:
             raise click.ClickException(str(exc)) from exc
     click.echo(render_leaderboard(leaderboard([out_dir])))

@@ -17,10 +17,12 @@ from pastcast.evaluate.agents import Agent, get_agent
 from pastcast.evaluate.consensus import MarketConsensus
 from pastcast.evaluate.environment import LedgerEntry, ReplayEnvironment
 from pastcast.evaluate.index import ArticleIndex
+from pastcast.evaluate.matching import matches, normalise
 from pastcast.evaluate.metrics import summary_metrics
 from pastcast.evaluate.policies import EveryDay, WakePolicy
 from pastcast.evaluate.scoring import brier_skill_score, time_weighted_bss, top1_accuracy
 from pastcast.io import write_json, write_parquet
+from pastcast.llm import LLMSettings
 
 Progress = Callable[[int, int, date], None]
 
@@ -61,7 +63,8 @@ def ledger_line(entry: LedgerEntry, agent: str) -> str:
     )
 
 
-def score_questions(questions: pl.DataFrame, ledger: list[LedgerEntry], start: date, end: date) -> pl.DataFrame:
+def score_questions(questions: pl.DataFrame, ledger: list[LedgerEntry], start: date, end: date,
+                    judged: set[tuple[str, str]] | None = None) -> pl.DataFrame:
     """One row per question: final-forecast BSS and accuracy, and time-weighted BSS.
 
     The time-weighted window is the question's open window clipped to the replayed days, so
@@ -75,13 +78,16 @@ def score_questions(questions: pl.DataFrame, ledger: list[LedgerEntry], start: d
         history = [(d, f) for d, f in by_question.get(q["question_id"], []) if d < q["resolution_date"]]
         answer, aliases = q["answer"] or "", list(q["answer_aliases"] or [])
         final = history[-1][1] if history else {}
+        # the rules, then what an LLM judge accepted for this question ((question_id, outcome))
+        match = matches if not judged else (
+            lambda o, a, al, qid=q["question_id"]: matches(o, a, al) or (qid, normalise(o)) in judged)
         window_start = max(q["open_date"], start)
         window_end = min(q["resolution_date"], end + timedelta(days=1))
         rows.append({
             "question_id": q["question_id"],
-            "bss": brier_skill_score(final, answer, aliases),
-            "accuracy": top1_accuracy(final, answer, aliases),
-            "time_weighted_bss": time_weighted_bss(history, answer, aliases, window_start, window_end),
+            "bss": brier_skill_score(final, answer, aliases, match),
+            "accuracy": top1_accuracy(final, answer, aliases, match),
+            "time_weighted_bss": time_weighted_bss(history, answer, aliases, window_start, window_end, match),
             "forecast_made": bool(history),
             "n_forecasts": len(history),
             "category": q.get("category"),
@@ -194,6 +200,7 @@ def run_eval(
     end: date | None = None,
     resume: bool = False,
     policy: WakePolicy | None = None,
+    judge: LLMSettings | None = None,
 ) -> RunResult:
     """Replay ``snapshot_dir`` to ``agent`` over its window; write ledger.jsonl, scores.parquet, run.json.
 
@@ -244,16 +251,24 @@ def run_eval(
     (out_dir / PROGRESS).unlink(missing_ok=True)
 
     return finish_run(env, snapshot_dir, out_dir, agent.name, started, {
-        "resumed": resuming, "policy": policy.name, "wakes": len(wakes), "wake_reasons": _reasons(wakes)})
+        "resumed": resuming, "policy": policy.name, "wakes": len(wakes), "wake_reasons": _reasons(wakes)},
+        judge=judge)
 
 
 def finish_run(env: ReplayEnvironment, snapshot_dir: Path, out_dir: Path, agent_name: str, started: str,
-               extra: dict | None = None) -> RunResult:
-    """Score a finished replay (its ledger is in ``env``) and write scores.parquet and run.json."""
+               extra: dict | None = None, judge: LLMSettings | None = None) -> RunResult:
+    """Score a finished replay (its ledger is in ``env``) and write scores.parquet and run.json;
+    with ``judge``, an LLM also rules on outcomes the matching rules did not accept."""
     questions = pl.read_parquet(snapshot_dir / "questions.parquet").filter(
         pl.col("open_date").is_not_null() & pl.col("resolution_date").is_not_null()
     ).sort("question_id")
-    scores = score_questions(questions, list(env.ledger), env.start, env.end)
+    judged = None
+    if judge is not None:
+        from pastcast.evaluate.judge import judge_matches
+
+        judged = judge_matches(questions, list(env.ledger), judge, out_dir / "match_verdicts.jsonl")
+        extra = {**(extra or {}), "match_judge": judge.model, "judge_accepted": len(judged)}
+    scores = score_questions(questions, list(env.ledger), env.start, env.end, judged)
     consensus = MarketConsensus.from_snapshot(snapshot_dir, questions)
     scores = with_crowd(scores, questions, consensus, env.start, env.end)
     write_parquet(scores, out_dir / "scores.parquet")

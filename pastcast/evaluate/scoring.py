@@ -7,7 +7,7 @@ decides which outcome counts as "the" match when several match the truth.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import date, timedelta
 
 from pastcast.evaluate.matching import matches, normalise
@@ -61,30 +61,36 @@ def validate(forecast: Mapping[str, float]) -> dict[str, float]:
     return clean
 
 
-def first_match(forecast: Mapping[str, float], answer: str, aliases: Iterable[str] = ()) -> str | None:
+Matcher = Callable[[str, str, Sequence[str]], bool]  # (outcome, answer, aliases) -> same thing?
+
+
+def first_match(forecast: Mapping[str, float], answer: str, aliases: Iterable[str] = (),
+                match: Matcher = matches) -> str | None:
     """The first submitted outcome that matches the truth, or None."""
     aliases = list(aliases or ())
-    return next((o for o in forecast if matches(o, answer, aliases)), None)
+    return next((o for o in forecast if match(o, answer, aliases)), None)
 
 
-def brier_skill_score(forecast: Mapping[str, float], answer: str, aliases: Iterable[str] = ()) -> float:
+def brier_skill_score(forecast: Mapping[str, float], answer: str, aliases: Iterable[str] = (),
+                      match: Matcher = matches) -> float:
     """BSS = 1 - [ sum_o (p(o) - 1[o = m])^2 + 1[no outcome matches] ], m the first match.
 
     Abstaining scores 0, all mass on the truth 1, all mass on one wrong outcome -1.
     """
     forecast = validate(forecast)
-    m = first_match(forecast, answer, aliases)
+    m = first_match(forecast, answer, aliases, match)
     loss = sum((p - (1.0 if o == m else 0.0)) ** 2 for o, p in forecast.items())
     return 1.0 - (loss + (1.0 if m is None else 0.0))
 
 
-def top1_accuracy(forecast: Mapping[str, float], answer: str, aliases: Iterable[str] = ()) -> float:
+def top1_accuracy(forecast: Mapping[str, float], answer: str, aliases: Iterable[str] = (),
+                  match: Matcher = matches) -> float:
     """1.0 if the most probable outcome (ties: first submitted) matches; abstaining (or all-zero) is 0."""
     forecast = validate(forecast)
     if not forecast or max(forecast.values()) <= 0.0:
         return 0.0
     best = max(forecast, key=forecast.__getitem__)  # max keeps the first of equal maxima
-    return 1.0 if matches(best, answer, aliases) else 0.0
+    return 1.0 if match(best, answer, list(aliases or ())) else 0.0
 
 
 def standing(forecasts: Sequence[tuple[date, Mapping[str, float]]], day: date) -> Mapping[str, float] | None:
@@ -102,6 +108,7 @@ def time_weighted_bss(
     aliases: Iterable[str],
     open_date: date,
     resolution_date: date,
+    match: Matcher = matches,
 ) -> float:
     """Mean over days D in [open_date, resolution_date) of the BSS of the forecast standing on D.
 
@@ -119,6 +126,6 @@ def time_weighted_bss(
         f = standing(ordered, open_date + timedelta(days=i))
         if f is not None:
             if id(f) not in cache:
-                cache[id(f)] = brier_skill_score(f, answer, aliases)
+                cache[id(f)] = brier_skill_score(f, answer, aliases, match)
             total += cache[id(f)]
     return total / n_days
