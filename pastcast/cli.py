@@ -497,7 +497,7 @@ def eval_group() -> None:
 @click.option("--snapshot", "snapshot_ref", required=True,
               help="Snapshot folder, NAME (its latest) or NAME/vN.")
 @click.option("--agent", required=True,
-              help="Bundled agent (abstain, retrieval, market) or your own as package.module:ClassName.")
+              help="Bundled agent (abstain, retrieval, market, llm) or your own as package.module:ClassName.")
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
               help="Run folder: ledger.jsonl, scores.parquet, run.json.")
 @click.option("--root", default="snapshots", show_default=True, type=click.Path(file_okay=False))

@@ -94,7 +94,8 @@ class LLMSettings:
 
     @classmethod
     def from_env(cls, **options) -> LLMSettings:
-        """Options win over ``PASTCAST_LLM_*`` variables; None options are ignored."""
+        """Options win over ``PASTCAST_LLM_*`` variables (MODEL, API_BASE, API_KEY, MAX_COST,
+        MAX_TOKENS, CONCURRENCY); None options are ignored."""
         options = {k: v for k, v in options.items() if v is not None}
         model = options.pop("model", None) or os.environ.get("PASTCAST_LLM_MODEL")
         if not model:
@@ -102,6 +103,11 @@ class LLMSettings:
                              "(e.g. gpt-4o-mini, anthropic/claude-3-5-haiku-latest, openai/<name> with an api base)")
         options.setdefault("api_base", os.environ.get("PASTCAST_LLM_API_BASE") or None)
         options.setdefault("api_key", os.environ.get("PASTCAST_LLM_API_KEY") or None)
+        for key, name, cast in (("max_cost_usd", "PASTCAST_LLM_MAX_COST", float),
+                                ("max_tokens", "PASTCAST_LLM_MAX_TOKENS", int),
+                                ("concurrency", "PASTCAST_LLM_CONCURRENCY", int)):
+            if key not in options and os.environ.get(name):
+                options[key] = cast(os.environ[name])
         return cls(model=model, **options)
 
     def public(self) -> dict:
@@ -345,7 +351,12 @@ class LLMClient:
             usage = getattr(response, "usage", None)
             p_tok = int(getattr(usage, "prompt_tokens", 0) or 0)
             c_tok = int(getattr(usage, "completion_tokens", 0) or 0)
-            content = response.choices[0].message.content or ""
+            message = response.choices[0].message
+            content = message.content or ""
+            if params.get("tools"):  # a tool-using turn: the whole message, as JSON
+                calls = [{"id": c.id, "name": c.function.name, "arguments": c.function.arguments or "{}"}
+                         for c in (message.tool_calls or [])]
+                content = json.dumps({"content": content, "tool_calls": calls})
             return content, p_tok, c_tok, self._cost(response, p_tok, c_tok), attempt
 
     async def _answer(self, item_id: str, prompt: Prompt, messages: list[dict], params: dict
@@ -416,6 +427,14 @@ class LLMClient:
             return self._fail(item_id, prompt, "budget_exhausted", str(exc), started)
         except (openai.OpenAIError, asyncio.TimeoutError) as exc:  # litellm's errors subclass openai's
             return self._fail(item_id, prompt, "llm_error", f"{type(exc).__name__}: {str(exc)[:300]}", started)
+
+    def chat(self, item_id: str, prompt: Prompt, messages: list[dict], tools: list[dict]) -> dict:
+        """One tool-using turn (no JSON schema): ``{"content", "tool_calls": [{"id", "name",
+        "arguments"}]}``; cached, retried and budgeted like ``call``. Raises BudgetExhausted."""
+        self._semaphore = asyncio.Semaphore(self.settings.concurrency)  # this call's event loop
+        params = {"temperature": prompt.temperature, "max_tokens": prompt.max_tokens, "tools": tools}
+        content, _, _ = asyncio.run(self._answer(item_id, prompt, messages, params))
+        return json.loads(content)
 
     def ledger_frame(self) -> pl.DataFrame:
         return pl.DataFrame(self.ledger, schema=LEDGER) if self.ledger else pl.DataFrame(schema=LEDGER)

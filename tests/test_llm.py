@@ -209,6 +209,10 @@ def test_settings_come_from_options_then_environment(monkeypatch):
     assert (s.model, s.api_base, s.api_key, s.concurrency) == ("openai/from-env", "http://127.0.0.1:9/v1", "secret", 3)
     assert LLMSettings.from_env(model="gpt-4o-mini").model == "gpt-4o-mini"
     assert s.public()["api_key"] == "***"
+    monkeypatch.setenv("PASTCAST_LLM_MAX_TOKENS", "5000")
+    monkeypatch.setenv("PASTCAST_LLM_MAX_COST", "2.5")
+    budgeted = LLMSettings.from_env(max_tokens=100)
+    assert (budgeted.max_tokens, budgeted.max_cost_usd) == (100, 2.5)  # the option wins
     monkeypatch.delenv("PASTCAST_LLM_MODEL")
     with pytest.raises(ValueError, match="PASTCAST_LLM_MODEL"):
         LLMSettings.from_env()

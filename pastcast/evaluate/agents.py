@@ -240,6 +240,10 @@ def get_agent(name: str, **kwargs) -> Agent:
     """A bundled agent by name, or a user's by import path ``package.module:ClassName``."""
     if name in AGENTS:
         return AGENTS[name](**kwargs)
+    if name == "llm":  # PASTCAST_LLM_MODEL and its budget variables; imports litellm only now
+        from pastcast.evaluate.llm_agent import LLMAgent
+
+        return LLMAgent(**kwargs)
     if ":" not in name:
         raise ValueError(f"unknown agent {name!r}: use one of {sorted(AGENTS)} or 'package.module:ClassName'")
     module_name, _, attr = name.partition(":")
