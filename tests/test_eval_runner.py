@@ -68,7 +68,12 @@ def _ledger(run_dir):
 def test_outputs_written(runs, snap):
     retrieval, _, ticks = runs
     d = retrieval.out_dir
-    assert sorted(p.name for p in d.iterdir()) == ["ledger.jsonl", "run.json", "scores.parquet"]  # no temp files
+    assert sorted(p.name for p in d.iterdir()) == ["daily.parquet", "ledger.jsonl", "run.json", "scores.parquet"]  # no temp files
+    daily = pl.read_parquet(d / "daily.parquet")
+    assert daily.height == 10 and daily["date"].to_list()[0] == date(2024, 1, 1)
+    assert daily["submissions"].sum() == len(_ledger(d)) and daily["open_questions"].max() == 5
+    search = json.loads((d / "run.json").read_text())["search"]
+    assert search["searches"] > 0 and 0 < search["p50_ms"] <= search["p99_ms"] <= search["max_ms"]
     run = json.loads((d / "run.json").read_text())
     assert run["snapshot"] == {"name": "tiny", "version": "v3", "path": str(snap.resolve())}
     assert run["agent"] == "retrieval" and run["code_version"] == __version__

@@ -55,3 +55,13 @@ def test_report_is_one_self_contained_file(runs, tmp_path):
     result = CliRunner().invoke(main, ["eval", "report", *map(str, dirs), "--out", str(tmp_path / "r.html")])
     assert result.exit_code == 0, result.output
     assert (tmp_path / "r.html").read_text().count("<svg") == 4
+
+
+def test_daily_scores_from_the_ledger_match_daily_parquet(runs, tmp_path):
+    import shutil
+
+    _, dirs = runs
+    old = tmp_path / "old"
+    shutil.copytree(dirs[0], old)
+    (old / "daily.parquet").unlink()  # a run written before daily.parquet existed
+    assert daily_scores(old) == daily_scores(dirs[0])

@@ -8,6 +8,7 @@ attribute and only copied out for resolved questions.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -102,6 +103,7 @@ class ReplayEnvironment:
         self._has_posts = (self._snapshot_dir / "posts.parquet").is_file()
         self._ledger: list[LedgerEntry] = []
         self.requested_wake: date | None = None  # set by sleep(); read by the Sleep policy
+        self._search_ms: list[float] = []
         # Private like the index: it holds prices of every day, including later ones.
         self._consensus = MarketConsensus.from_snapshot(self._snapshot_dir, questions)
 
@@ -137,7 +139,19 @@ class ReplayEnvironment:
         return [OpenQuestion(**q) for qid, q in self._questions.items() if self.is_open(qid)]
 
     def search(self, query: str, k: int = 10) -> list[Hit]:
-        return self._article_index().search(query, self.today, k)
+        index = self._article_index()
+        started = time.perf_counter()
+        hits = index.search(query, self.today, k)
+        self._search_ms.append((time.perf_counter() - started) * 1000)
+        return hits
+
+    def search_latency(self) -> dict:
+        """Searches made so far and their latency (ms), for the run record."""
+        times = sorted(self._search_ms)
+        if not times:
+            return {"searches": 0}
+        pick = lambda q: round(times[min(len(times) - 1, int(q * len(times)))], 3)  # noqa: E731
+        return {"searches": len(times), "p50_ms": pick(0.5), "p99_ms": pick(0.99), "max_ms": round(times[-1], 3)}
 
     def search_posts(self, query: str, k: int = 10) -> list[Hit]:
         """The k best social posts made on or before today (UTC); a hit's article_id is the

@@ -8,14 +8,15 @@ import html
 import json
 import os
 from collections.abc import Iterable, Sequence
-from datetime import date, datetime, timedelta, timezone
+from datetime import date, datetime, timezone
 from pathlib import Path
 
 import polars as pl
 
 import pastcast
+from pastcast.evaluate.environment import LedgerEntry
 from pastcast.evaluate.leaderboard import leaderboard
-from pastcast.evaluate.scoring import brier_skill_score, standing
+from pastcast.evaluate.runner import daily_metrics
 
 W, H, PAD = 560, 260, 44
 COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf")
@@ -94,27 +95,20 @@ def bar_chart(groups: list[str], series: dict[str, dict[str, float]], y_label: s
 
 
 def daily_scores(run_dir: Path) -> list[tuple[date, float]]:
-    """Per simulated day, the mean BSS of the forecasts standing on that day over the questions
-    open then (an unforecast open question counts 0): the agent's score over time."""
-    run = json.loads((run_dir / "run.json").read_text())
-    snapshot = Path(run["snapshot"]["path"])
-    questions = pl.read_parquet(snapshot / "questions.parquet").to_dicts()
-    history: dict[str, list] = {}
-    for line in (run_dir / "ledger.jsonl").read_text().splitlines():
-        row = json.loads(line)
-        history.setdefault(row["question_id"], []).append((date.fromisoformat(row["date"]), row["forecast"]))
-    start, end = (date.fromisoformat(run["window"][k]) for k in ("start", "end"))
-    out, day = [], start
-    while day <= end:
-        open_now = [q for q in questions if q["open_date"] <= day < q["resolution_date"]]
-        if open_now:
-            total = 0.0
-            for q in open_now:
-                f = standing(history.get(q["question_id"], []), day)
-                total += brier_skill_score(f, q["answer"], q["answer_aliases"] or []) if f else 0.0
-            out.append((day, total / len(open_now)))
-        day += timedelta(days=1)
-    return out
+    """Per simulated day with open questions, the mean BSS of the forecasts standing on that
+    day (an unforecast open question counts 0): the run's ``daily.parquet``, or computed from
+    its ledger for runs written before it existed."""
+    path = run_dir / "daily.parquet"
+    if path.is_file():
+        daily = pl.read_parquet(path)
+    else:
+        run = json.loads((run_dir / "run.json").read_text())
+        questions = pl.read_parquet(Path(run["snapshot"]["path"]) / "questions.parquet")
+        ledger = [LedgerEntry(r["question_id"], date.fromisoformat(r["date"]), r["forecast"])
+                  for r in map(json.loads, (run_dir / "ledger.jsonl").read_text().splitlines())]
+        start, end = (date.fromisoformat(run["window"][k]) for k in ("start", "end"))
+        daily = daily_metrics(questions, ledger, start, end)
+    return [(d, s) for d, s in daily.select("date", "mean_bss").iter_rows() if s is not None]
 
 
 def render_report(run_dirs: Sequence[str | os.PathLike], title: str = "pastcast evaluation report") -> str:

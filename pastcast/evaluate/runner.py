@@ -20,7 +20,7 @@ from pastcast.evaluate.index import ArticleIndex
 from pastcast.evaluate.matching import matches, normalise
 from pastcast.evaluate.metrics import summary_metrics
 from pastcast.evaluate.policies import EveryDay, WakePolicy
-from pastcast.evaluate.scoring import brier_skill_score, time_weighted_bss, top1_accuracy
+from pastcast.evaluate.scoring import brier_skill_score, standing, time_weighted_bss, top1_accuracy
 from pastcast.io import write_json, write_parquet
 from pastcast.llm import LLMSettings
 
@@ -97,6 +97,35 @@ def score_questions(questions: pl.DataFrame, ledger: list[LedgerEntry], start: d
             "crowd_bss": None, "crowd_accuracy": None, "crowd_time_weighted_bss": None,
         })
     return pl.DataFrame(rows, schema=SCORES_SCHEMA) if rows else pl.DataFrame(schema=SCORES_SCHEMA)
+
+
+DAILY_SCHEMA = {"date": pl.Date, "open_questions": pl.Int64, "forecast_questions": pl.Int64,
+                "submissions": pl.Int64, "mean_bss": pl.Float64}
+
+
+def daily_metrics(questions: pl.DataFrame, ledger: list[LedgerEntry], start: date, end: date) -> pl.DataFrame:
+    """One row per replayed day: questions open, how many had a standing forecast, submissions
+    made that day, and the mean BSS of the standing forecasts over the open questions (an
+    unforecast one counts 0): the run's score over simulated time."""
+    history: dict[str, list] = defaultdict(list)
+    made: dict[date, int] = defaultdict(int)
+    for e in ledger:
+        history[e.question_id].append((e.date, dict(e.forecast)))
+        made[e.date] += 1
+    rows, day = [], start
+    qs = questions.to_dicts()
+    while day <= end:
+        open_now = [q for q in qs if q["open_date"] <= day < q["resolution_date"]]
+        total, forecast = 0.0, 0
+        for q in open_now:
+            f = standing(history.get(q["question_id"], []), day)
+            if f is not None:
+                forecast += 1
+                total += brier_skill_score(f, q["answer"] or "", list(q["answer_aliases"] or []))
+        rows.append({"date": day, "open_questions": len(open_now), "forecast_questions": forecast,
+                     "submissions": made.get(day, 0), "mean_bss": total / len(open_now) if open_now else None})
+        day += timedelta(days=1)
+    return pl.DataFrame(rows, schema=DAILY_SCHEMA) if rows else pl.DataFrame(schema=DAILY_SCHEMA)
 
 
 def crowd_ledger(questions: pl.DataFrame, consensus: MarketConsensus, start: date, end: date
@@ -270,6 +299,7 @@ def finish_run(env: ReplayEnvironment, snapshot_dir: Path, out_dir: Path, agent_
         judged = judge_matches(questions, list(env.ledger), judge, out_dir / "match_verdicts.jsonl")
         extra = {**(extra or {}), "match_judge": judge.model, "judge_accepted": len(judged)}
     scores = score_questions(questions, list(env.ledger), env.start, env.end, judged)
+    write_parquet(daily_metrics(questions, list(env.ledger), env.start, env.end), out_dir / "daily.parquet")
     consensus = MarketConsensus.from_snapshot(snapshot_dir, questions)
     scores = with_crowd(scores, questions, consensus, env.start, env.end)
     write_parquet(scores, out_dir / "scores.parquet")
@@ -284,6 +314,7 @@ def finish_run(env: ReplayEnvironment, snapshot_dir: Path, out_dir: Path, agent_
         "days": env.n_days,
         "forecasts_submitted": len(env.ledger),
         **(extra or {}),
+        "search": env.search_latency(),
         "closed_without_forecast": int(scores.filter(~pl.col("forecast_made")).height),
         "started": started,
         "finished": utcnow(),
