@@ -163,3 +163,23 @@ def test_boundary_articles_flip_exactly_at_midnight(index, corpus):
         on = {h.article_id for h in index.search(rare, pub_day, 10_000, snippets=False)}
         assert r["article_id"] not in before
         assert r["article_id"] in on
+
+
+def test_frequent_terms_are_left_out_only_while_k_results_still_come_back(tmp_path, monkeypatch):
+    import pastcast.evaluate.index as index_module
+    from evalkit import article, ts
+    from pastcast.schemas import ARTICLES, frame
+
+    # "common" is in every article; "rare" in 3 of them; all published by 2024-01-05
+    rows = [article(f"d{i}", f"doc {i}", f"common words here {'rare' if i < 3 else 'plain'} text {i}",
+                    ts(f"2024-01-0{1 + i % 5}")) for i in range(40)]
+    idx = ArticleIndex.build(frame(rows, ARTICLES), tmp_path / "idx")
+    monkeypatch.setattr(index_module, "PRUNE_FROM_DOCS", 10)  # treat this index as large
+    # enough rare matches for k=3: the frequent term is left out, only rare documents come back
+    assert {h.article_id for h in idx.search("common rare", date(2024, 1, 5), 3)} == {"d0", "d1", "d2"}
+    # k=10 > 3 rare matches: every term counts again, so 10 results (rare ones first)
+    hits = idx.search("common rare", date(2024, 1, 5), 10)
+    assert len(hits) == 10 and {h.article_id for h in hits[:3]} == {"d0", "d1", "d2"}
+    # the gate holds on both paths
+    early = idx.search("common rare", date(2024, 1, 1), 10)
+    assert early and all(h.published_at.date() <= date(2024, 1, 1) for h in early)
