@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from datetime import date, timedelta
 from pathlib import Path
 
 import click
@@ -605,6 +606,70 @@ def eval_report(run_dirs: tuple[str, ...], out_file: str, title: str) -> None:
 
     path = write_text(render_report(list(run_dirs), title), out_file)
     out.print(f"report: {path}")
+
+
+@eval_group.command("compare")
+@click.argument("run_a", type=click.Path(exists=True, file_okay=False))
+@click.argument("run_b", type=click.Path(exists=True, file_okay=False))
+def eval_compare(run_a: str, run_b: str) -> None:
+    """Paired comparison of RUN_A against RUN_B on the questions both scored: mean difference
+    with its bootstrap 95% interval, and wins/ties/losses of A, per metric."""
+    import polars as pl
+
+    from pastcast.evaluate.metrics import paired
+
+    a, b = pl.read_parquet(Path(run_a) / "scores.parquet"), pl.read_parquet(Path(run_b) / "scores.parquet")
+    table = Table("metric", "questions", "A", "B", "A - B", "95% CI", "A wins / ties / losses",
+                  title=f"{run_a} vs {run_b}")
+    for metric in ("bss", "accuracy", "time_weighted_bss"):
+        r = paired(a, b, metric)
+        ci = f"[{r['ci'][0]:+.3f}, {r['ci'][1]:+.3f}]" if r["n"] else "-"
+        table.add_row(metric, str(r["n"]), f"{r['mean_a']:+.3f}", f"{r['mean_b']:+.3f}", f"{r['mean_diff']:+.3f}",
+                      ci, f"{r['wins']} / {r['ties']} / {r['losses']}")
+    out.print(table)
+
+
+@eval_group.command("aggregate")
+@click.argument("run_dirs", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False))
+@click.option("--out", "out_file", default=None, type=click.Path(dir_okay=False),
+              help="Also write the aggregate's final forecasts as JSON lines (for `eval score`).")
+def eval_aggregate(run_dirs: tuple[str, ...], out_file: str | None) -> None:
+    """Peer-relative scores of RUN_DIRS (runs of one snapshot) and the coordinate-wise
+    aggregate of their final forecasts, scored like an agent."""
+    import polars as pl
+
+    from pastcast.evaluate.environment import LedgerEntry
+    from pastcast.evaluate.metrics import aggregate_forecasts, final_forecasts, peer_relative
+    from pastcast.evaluate.runner import score_questions
+    from pastcast.io import write_text
+
+    runs = {d: json.loads((Path(d) / "run.json").read_text()) for d in run_dirs}
+    snapshots = {r["snapshot"]["path"] for r in runs.values()}
+    if len(snapshots) != 1:
+        raise click.ClickException(f"the runs replay different snapshots: {sorted(snapshots)}")
+    questions = pl.read_parquet(Path(snapshots.pop()) / "questions.parquet")
+    finals, scores = {}, {}
+    for d, run in runs.items():
+        ledger = [LedgerEntry(r["question_id"], date.fromisoformat(r["date"]), r["forecast"])
+                  for r in map(json.loads, (Path(d) / "ledger.jsonl").read_text().splitlines())]
+        finals[d], scores[d] = final_forecasts(questions, ledger), pl.read_parquet(Path(d) / "scores.parquet")
+    aggregate = aggregate_forecasts(finals)
+    last_day = max(date.fromisoformat(r["window"]["end"]) for r in runs.values())
+    resolution = dict(zip(questions["question_id"], questions["resolution_date"]))
+    entries = [LedgerEntry(q, min(last_day, resolution[q] - timedelta(days=1)), f) for q, f in aggregate.items()]
+    start = min(date.fromisoformat(r["window"]["start"]) for r in runs.values())
+    agg_scores = score_questions(questions, entries, start, last_day)
+    relative = peer_relative(scores) if len(runs) > 1 else {}
+    table = Table("run", "agent", "mean BSS", "peer-relative BSS", title="peers and their aggregate")
+    for d, run in runs.items():
+        table.add_row(d, run["agent"], f"{scores[d]['bss'].mean():+.3f}",
+                      f"{relative[d]:+.3f}" if d in relative else "-")
+    table.add_row("(aggregate)", "mean of the final forecasts", f"{agg_scores['bss'].mean():+.3f}", "-")
+    out.print(table)
+    if out_file:
+        write_text("".join(json.dumps({"question_id": e.question_id, "date": e.date.isoformat(),
+                                       "forecast": dict(e.forecast), "agent": "aggregate"}) + "\n" for e in entries),
+                   out_file)
 
 
 @eval_group.command("leaderboard")

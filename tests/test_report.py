@@ -65,3 +65,21 @@ def test_daily_scores_from_the_ledger_match_daily_parquet(runs, tmp_path):
     shutil.copytree(dirs[0], old)
     (old / "daily.parquet").unlink()  # a run written before daily.parquet existed
     assert daily_scores(old) == daily_scores(dirs[0])
+
+
+def test_cli_compare_and_aggregate(runs, tmp_path):
+    import json
+
+    _, dirs = runs
+    compare = CliRunner().invoke(main, ["eval", "compare", str(dirs[0]), str(dirs[2])])
+    assert compare.exit_code == 0, compare.output
+    # fixed vs abstain on 2 questions: BSS +0.75 and -0.25 against 0 -> one win, one loss
+    assert "1 / 0 / 1" in compare.output and "+0.250" in compare.output
+    agg = CliRunner().invoke(main, ["eval", "aggregate", *map(str, dirs), "--out", str(tmp_path / "agg.jsonl")])
+    assert agg.exit_code == 0, agg.output
+    lines = [json.loads(line) for line in (tmp_path / "agg.jsonl").read_text().splitlines()]
+    # only "fixed" forecast ({"Ana Ruiz": 0.5}); the weekly one woke before anything opened and
+    # abstain never does: each absent agent counts as 0 mass
+    assert len(lines) == 2 and all(list(l["forecast"]) == ["Ana Ruiz"] for l in lines)
+    assert all(abs(l["forecast"]["Ana Ruiz"] - 0.5 / 3) < 1e-12 for l in lines)
+    assert "(aggregate)" in agg.output and "peer-relative" in agg.output
