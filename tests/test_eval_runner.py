@@ -72,6 +72,7 @@ def test_outputs_written(runs, snap):
     daily = pl.read_parquet(d / "daily.parquet")
     assert daily.height == 10 and daily["date"].to_list()[0] == date(2024, 1, 1)
     assert daily["submissions"].sum() == len(_ledger(d)) and daily["open_questions"].max() == 5
+    assert json.loads((d / "run.json").read_text())["agent_config"]["k"] == 20  # the retrieval agent's settings
     search = json.loads((d / "run.json").read_text())["search"]
     assert search["searches"] > 0 and 0 < search["p50_ms"] <= search["p99_ms"] <= search["max_ms"]
     run = json.loads((d / "run.json").read_text())

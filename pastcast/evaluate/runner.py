@@ -280,6 +280,8 @@ def run_eval(
     (out_dir / PROGRESS).unlink(missing_ok=True)
 
     return finish_run(env, snapshot_dir, out_dir, agent.name, started, {
+        "agent_config": {k: v for k, v in vars(agent).items()
+                         if not k.startswith("_") and isinstance(v, (bool, int, float, str))},
         "resumed": resuming, "policy": policy.name, "wakes": len(wakes), "wake_reasons": _reasons(wakes),
         **({"llm": agent.usage} if isinstance(getattr(agent, "usage", None), dict) else {})},
         judge=judge)
