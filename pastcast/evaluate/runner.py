@@ -63,6 +63,13 @@ def ledger_line(entry: LedgerEntry, agent: str) -> str:
     )
 
 
+def _matcher(question_id: str, judged: set[tuple[str, str]] | None):
+    """The matching rules, then what an LLM judge accepted for this question."""
+    if not judged:
+        return matches
+    return lambda o, a, al: matches(o, a, al) or (question_id, normalise(o)) in judged
+
+
 def score_questions(questions: pl.DataFrame, ledger: list[LedgerEntry], start: date, end: date,
                     judged: set[tuple[str, str]] | None = None) -> pl.DataFrame:
     """One row per question: final-forecast BSS and accuracy, and time-weighted BSS.
@@ -78,9 +85,7 @@ def score_questions(questions: pl.DataFrame, ledger: list[LedgerEntry], start: d
         history = [(d, f) for d, f in by_question.get(q["question_id"], []) if d < q["resolution_date"]]
         answer, aliases = q["answer"] or "", list(q["answer_aliases"] or [])
         final = history[-1][1] if history else {}
-        # the rules, then what an LLM judge accepted for this question ((question_id, outcome))
-        match = matches if not judged else (
-            lambda o, a, al, qid=q["question_id"]: matches(o, a, al) or (qid, normalise(o)) in judged)
+        match = _matcher(q["question_id"], judged)
         window_start = max(q["open_date"], start)
         window_end = min(q["resolution_date"], end + timedelta(days=1))
         rows.append({
@@ -103,7 +108,8 @@ DAILY_SCHEMA = {"date": pl.Date, "open_questions": pl.Int64, "forecast_questions
                 "submissions": pl.Int64, "mean_bss": pl.Float64}
 
 
-def daily_metrics(questions: pl.DataFrame, ledger: list[LedgerEntry], start: date, end: date) -> pl.DataFrame:
+def daily_metrics(questions: pl.DataFrame, ledger: list[LedgerEntry], start: date, end: date,
+                  judged: set[tuple[str, str]] | None = None) -> pl.DataFrame:
     """One row per replayed day: questions open, how many had a standing forecast, submissions
     made that day, and the mean BSS of the standing forecasts over the open questions (an
     unforecast one counts 0): the run's score over simulated time."""
@@ -121,7 +127,8 @@ def daily_metrics(questions: pl.DataFrame, ledger: list[LedgerEntry], start: dat
             f = standing(history.get(q["question_id"], []), day)
             if f is not None:
                 forecast += 1
-                total += brier_skill_score(f, q["answer"] or "", list(q["answer_aliases"] or []))
+                total += brier_skill_score(f, q["answer"] or "", list(q["answer_aliases"] or []),
+                                           _matcher(q["question_id"], judged))
         rows.append({"date": day, "open_questions": len(open_now), "forecast_questions": forecast,
                      "submissions": made.get(day, 0), "mean_bss": total / len(open_now) if open_now else None})
         day += timedelta(days=1)
@@ -301,7 +308,7 @@ def finish_run(env: ReplayEnvironment, snapshot_dir: Path, out_dir: Path, agent_
         judged = judge_matches(questions, list(env.ledger), judge, out_dir / "match_verdicts.jsonl")
         extra = {**(extra or {}), "match_judge": judge.model, "judge_accepted": len(judged)}
     scores = score_questions(questions, list(env.ledger), env.start, env.end, judged)
-    write_parquet(daily_metrics(questions, list(env.ledger), env.start, env.end), out_dir / "daily.parquet")
+    write_parquet(daily_metrics(questions, list(env.ledger), env.start, env.end, judged), out_dir / "daily.parquet")
     consensus = MarketConsensus.from_snapshot(snapshot_dir, questions)
     scores = with_crowd(scores, questions, consensus, env.start, env.end)
     write_parquet(scores, out_dir / "scores.parquet")
