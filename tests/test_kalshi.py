@@ -189,3 +189,12 @@ def test_unreadable_file_is_a_drop(tmp_path):
     assert [(d.item_kind, d.reason, d.item_id) for d in got.drops] == [
         ("file", "unreadable_file", "page.json"), ("file", "unreadable_file", "missing.json")]
     assert got.unaccounted() == {} and got.tables == {}
+
+
+def test_a_corrupt_compressed_file_is_a_drop_not_a_crash(tmp_path):
+    # zstandard raises its own error type (not OSError/ValueError): it must still be a drop
+    bad = tmp_path / "markets.json.zst"
+    bad.write_bytes(b"\x28\xb5\x2f\xfd" + b"not really zstd" * 10)
+    imported = read_kalshi([bad])
+    assert [(d.item_kind, d.reason, d.item_id) for d in imported.drops] == [("file", "unreadable_file", bad.name)]
+    assert str(bad) in imported.drops[0].detail and imported.unaccounted() == {}

@@ -7,10 +7,13 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import date, datetime, timezone
+from pathlib import Path
+from typing import Any
 
 import polars as pl
 
 from pastcast.drops import Drop, drops_frame
+from pastcast.sources.jsonfiles import READ_ERRORS, iter_records
 from pastcast.schemas import frame
 
 MISSING = (None, "", "N/A", "n/a", "NA", "null", "None")
@@ -143,3 +146,15 @@ class Imported:
         dropped = self.dropped()
         return {k: {"read": self.read[k], "kept": self.used[k], "dropped": dropped[k]}
                 for k in sorted(set(self.read) | set(dropped))}
+
+
+def records_or_drop(path: Path, imported: Imported, stage: str) -> list[tuple[str, Any]] | None:
+    """Every (locator, record) of ``path``; a file that cannot be read (missing, corrupt
+    compression, not JSON) is one ``file`` drop naming it, and None."""
+    try:
+        return list(iter_records(path))
+    except READ_ERRORS as exc:
+        imported.seen("file")
+        message = str(exc) if str(path) in str(exc) else f"{path}: {exc}"
+        imported.drop(path.name, "file", stage, "unreadable_file", message)
+        return None

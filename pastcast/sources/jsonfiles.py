@@ -18,6 +18,8 @@ from typing import Any
 
 import zstandard
 
+# What reading a damaged or unreadable dump raises (corrupt compression, cut files, bad JSON).
+READ_ERRORS = (OSError, EOFError, ValueError, RecursionError, zstandard.ZstdError, lzma.LZMAError)
 COMPRESSED = {".zst": "zstd", ".gz": "gzip", ".bz2": "bz2", ".xz": "xz"}
 LINE_SUFFIXES = {".jsonl", ".ndjson"}
 

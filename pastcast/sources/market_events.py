@@ -17,8 +17,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from pastcast.sources.imported import MISSING, Imported
-from pastcast.sources.jsonfiles import iter_records
+from pastcast.sources.imported import MISSING, Imported, records_or_drop
 from pastcast.sources.market_rows import STAGE, price_row
 
 ERRORS = (ValueError, KeyError, TypeError, AttributeError)  # what bad input raises
@@ -65,10 +64,8 @@ def load_records(paths: Sequence[Path], classify: Callable[[Any, Path], list[Rec
     """Every record of every file; unreadable files and files of no known shape are drops."""
     recs: list[Rec] = []
     for path in map(Path, paths):
-        try:
-            records = list(iter_records(path))
-        except (OSError, ValueError) as exc:
-            _drop_file(imported, path, "unreadable_file", str(exc))
+        records = records_or_drop(path, imported, STAGE)
+        if records is None:
             continue
         found: list[Rec] = []
         bad = []

@@ -37,8 +37,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from pastcast.sources.imported import Imported, to_utc
-from pastcast.sources.jsonfiles import iter_records
+from pastcast.sources.imported import Imported, records_or_drop, to_utc
 from pastcast.sources.market_rows import BINARY, STAGE, market_row, price_row
 
 PLATFORM = "metaculus"
@@ -94,12 +93,8 @@ def _shape(obj: Any) -> str | None:
 
 
 def _read_file(path: Path, entries: dict[str, list[Entry]], imported: Imported) -> None:
-    try:
-        records = list(iter_records(path))
-    except Exception as exc:  # any unreadable file is a drop, never a crash
-        imported.seen("file")
-        message = str(exc) if str(path) in str(exc) else f"{path}: {exc}"
-        imported.drop(path.name, "file", STAGE, "unreadable_file", message)
+    records = records_or_drop(path, imported, STAGE)
+    if records is None:
         return
     if len(records) == 1 and isinstance(records[0][1], dict) and isinstance(
             records[0][1].get("results"), list):

@@ -12,18 +12,15 @@ Conventions every reader follows:
 from __future__ import annotations
 
 import html
-import lzma
 import re
 import unicodedata
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-import zstandard
-
 from pastcast.io import stable_id
 from pastcast.sources.imported import Imported, to_utc
-from pastcast.sources.jsonfiles import iter_records
+from pastcast.sources.jsonfiles import READ_ERRORS, iter_records
 
 STAGE = "social"
 DELETED = {"[deleted]", "[deleted by user]", "deleted"}
@@ -89,7 +86,6 @@ def post_row(*, post_id: str, platform: str, kind: str, created_at, text: str,
     }
 
 
-FILE_ERRORS = (OSError, EOFError, ValueError, RecursionError, zstandard.ZstdError, lzma.LZMAError)
 RECORD_ERRORS = (KeyError, TypeError, ValueError, AttributeError)
 
 
@@ -109,7 +105,7 @@ def records(imported: Imported, paths: Sequence[Path]) -> Iterator[tuple[Path, s
         try:
             for where, record in iter_records(path):
                 yield path, where, record
-        except FILE_ERRORS as exc:
+        except READ_ERRORS as exc:
             imported.seen("file")
             imported.drop(path.name, "file", STAGE, "unreadable_file",
                           f"{path}{f' after {where}' if where else ''}: {exc}")
