@@ -2,13 +2,15 @@
 
 import dagster as dg
 
-from assets._report import materialized
+from assets._report import bad_input_is_final, materialized
 from pastcast import pipeline
+from pipelines.partitions import TRANSIENT
 from pipelines.resources import PastcastStorage
 
 
-@dg.asset(group_name="markets", kinds={"parquet"},
+@dg.asset(group_name="markets", kinds={"parquet"}, retry_policy=TRANSIENT,
           description="Markets and their price histories from the corpus market dumps.")
+@bad_input_is_final
 def markets(storage: PastcastStorage) -> dg.MaterializeResult:
     corpus = storage.corpus()
     return materialized(pipeline.import_markets(corpus.markets, storage.work(), corpus.unknown_markets))

@@ -1,30 +1,25 @@
-"""Candidate questions: news questions per publication day, market questions, gathered, then
-validation."""
-
-import warnings
-from datetime import date
+"""Candidate questions: news questions per crawl day, market questions, gathered, then the
+filter."""
 
 import dagster as dg
 
-from assets._report import materialized
+from assets._report import bad_input_is_final, materialized, partition_days
 from assets.markets import markets
-from assets.news import articles
+from assets.news import article_corpus, articles
 from pastcast import pipeline
-from pipelines.partitions import DAILY
+from pipelines.executors import llm_pool
+from pipelines.partitions import DAILY, TRANSIENT
 from pipelines.resources import PastcastStorage, QuestionFilter, QuestionGenerator
 
 
-# A deliberate choice (a range of days in one run, under one LLM budget); Dagster marks it beta.
-warnings.filterwarnings("ignore", message="Parameter `backfill_policy`", category=dg.BetaWarning)
-
-
 @dg.asset(group_name="questions", kinds={"parquet"}, deps=[articles], partitions_def=DAILY,
-          backfill_policy=dg.BackfillPolicy.single_run(), pool="llm",
-          description="Questions from the articles published on each day (extractive, or an LLM "
+          backfill_policy=dg.BackfillPolicy.single_run(), pool=llm_pool(), retry_policy=TRANSIENT,
+          description="Questions from the articles that arrived on each day (extractive, or an LLM "
                       "through litellm); a range of days runs as one run under one LLM budget.")
+@bad_input_is_final
 def news_questions(context: dg.AssetExecutionContext, storage: PastcastStorage,
                    generator: QuestionGenerator) -> dg.MaterializeResult:
-    days = [date.fromisoformat(key) for key in context.partition_keys]
+    days = partition_days(context)
 
     def log(done: int, total: int) -> None:
         if done == total or done % 100 == 0:
@@ -40,21 +35,26 @@ def news_questions(context: dg.AssetExecutionContext, storage: PastcastStorage,
     return dg.MaterializeResult(metadata={**(result.metadata or {}), **extra})
 
 
-@dg.asset(group_name="questions", kinds={"parquet"}, deps=[markets],
+@dg.asset(group_name="questions", kinds={"parquet"}, deps=[markets], retry_policy=TRANSIENT,
           description="Questions from resolved markets, with their outcome labels as candidates.")
+@bad_input_is_final
 def market_questions(storage: PastcastStorage) -> dg.MaterializeResult:
     return materialized(pipeline.generate_markets(storage.work(), storage.market_questions()))
 
 
 @dg.asset(group_name="questions", kinds={"parquet"}, deps=[news_questions, market_questions],
+          retry_policy=TRANSIENT,
           description="Every day's news questions and the market questions, in one table.")
+@bad_input_is_final
 def question_candidates(storage: PastcastStorage) -> dg.MaterializeResult:
     return materialized(pipeline.gather_candidates(storage.work()))
 
 
-@dg.asset(group_name="questions", kinds={"parquet"}, deps=[question_candidates, articles],
+@dg.asset(group_name="questions", kinds={"parquet"}, deps=[question_candidates, article_corpus],
+          pool=llm_pool(), retry_policy=TRANSIENT,
           description="Questions that pass the filter: validation, no answer in their own or another "
                       "question's text, duplicates merged, resolution dates moved to the first article "
                       "that reports the answer; evidence and an audit report kept.")
+@bad_input_is_final
 def questions(storage: PastcastStorage, question_filter: QuestionFilter) -> dg.MaterializeResult:
     return materialized(pipeline.filter_questions_stage(storage.work(), **question_filter.options()))

@@ -1,82 +1,80 @@
-"""The versioned snapshot and its blocking checks."""
+"""The snapshot: a new immutable version, its blocking checks, and LATEST moved only when they
+all pass."""
 
 import dagster as dg
-import polars as pl
 
+from assets._report import bad_input_is_final, warning
 from assets.markets import markets
-from assets.news import articles
+from assets.news import article_corpus
 from assets.questions import questions
 from assets.social import posts
-from pastcast import pipeline, snapshot as snapshots
-from pastcast.questions.filter import revision_problems, snapshot_leaks
-from pastcast.questions.markets import market_question_problems
+from pastcast import pipeline, snapshot as snapshots, stage_checks
+from pastcast.daily import built_days
+from pastcast.snapshot_checks import BLOCKING, CheckOutcome, publish_if_sound
+from pipelines.partitions import TRANSIENT
 from pipelines.resources import PastcastStorage
 
-
-@dg.asset(group_name="snapshot", kinds={"parquet"}, deps=[articles, questions, markets, posts],
-          description="A new immutable snapshot version with its manifest; LATEST points to it.")
-def snapshot(storage: PastcastStorage) -> dg.MaterializeResult:
-    folder = pipeline.snapshot(storage.work(), snapshots_dir=storage.snapshots_dir,
-                               name=storage.snapshot_name, inputs=storage.corpus().all(),
-                               config=storage.model_dump())
+@dg.asset(group_name="snapshot", kinds={"parquet"}, deps=[article_corpus, questions, markets, posts],
+          retry_policy=TRANSIENT, output_required=False,
+          description="A new immutable snapshot version: every table, the days it covers, its parent (the "
+                      "version LATEST points at). LATEST moves in `latest_snapshot`, after the checks.")
+@bad_input_is_final
+def snapshot(context: dg.AssetExecutionContext, storage: PastcastStorage):
+    work = storage.work()
+    if not built_days(work):  # e.g. dumps imported before the first day of news
+        context.log.warning("no day of news is built yet, so no snapshot: run build_news for a day")
+        return
+    folder = pipeline.snapshot(work, snapshots_dir=storage.snapshots_dir, name=storage.snapshot_name,
+                               inputs=storage.corpus().all(), config=storage.model_dump(), publish=False)
     manifest = snapshots.read_manifest(folder)
-    return dg.MaterializeResult(metadata={
+    yield dg.MaterializeResult(metadata={
         "version": manifest["version"],
         "parent_version": manifest["parent_version"] or "",
         "path": dg.MetadataValue.path(str(folder)),
         "window": f"{manifest['window']['start']}..{manifest['window']['end']}",
+        "partitions": ", ".join(manifest["partitions"]["daily"]),
         **{f"rows/{t}": info["rows"] for t, info in manifest["tables"].items()},
         "drops_by_reason": dg.MetadataValue.json(manifest["drops_by_reason"]),
     })
 
 
-def _latest(storage: PastcastStorage):
-    return snapshots.resolve(storage.snapshot_name, root=storage.snapshots_dir)
+@dg.asset_check(asset=snapshot, name="no_missing_days",
+                description="Every day between the first and last built day is in the snapshot (a warning).")
+def no_missing_days(storage: PastcastStorage) -> dg.AssetCheckResult:
+    gaps = stage_checks.window_gaps(built_days(storage.work()))
+    return warning("no_missing_days", stage_checks.StageCheck(not gaps, [f"{d}: not built" for d in gaps]))
 
 
-@dg.asset_check(asset=snapshot, blocking=True,
-                description="Every table's row count and sha256 match the manifest.")
-def manifest_matches_files(storage: PastcastStorage) -> dg.AssetCheckResult:
-    problems = snapshots.verify(_latest(storage))
-    return dg.AssetCheckResult(passed=not problems, metadata={"problems": "; ".join(problems)})
+def _result(outcome: CheckOutcome) -> dg.AssetCheckResult:
+    return dg.AssetCheckResult(passed=outcome.passed, metadata={
+        "problems": outcome.problems, "examples": "; ".join(outcome.examples), **outcome.metadata})
 
 
-@dg.asset_check(asset=snapshot, blocking=True,
-                description="No question shows its own answer (or an alias, abbreviation, surname or "
-                            "near spelling) in its title, background or resolution criteria.")
-def no_answer_in_own_text(storage: PastcastStorage) -> dg.AssetCheckResult:
-    leaks = snapshot_leaks(pl.read_parquet(_latest(storage) / "questions.parquet"))["self"]
-    return dg.AssetCheckResult(passed=not leaks, metadata={"leaking_questions": len(leaks),
-                                                           "examples": "; ".join(leaks[:5])})
+def _blocking_check(name: str, run) -> dg.AssetChecksDefinition:
+    @dg.asset_check(asset=snapshot, name=name, blocking=True, description=(run.__doc__ or name).strip())
+    def check(storage: PastcastStorage) -> dg.AssetCheckResult:
+        return _result(run(pipeline.pending_snapshot(storage.work())))
+
+    return check
 
 
-@dg.asset_check(asset=snapshot, blocking=True,
-                description="No question's answer appears in the visible text of another question open "
-                            "at the same time.")
-def no_answer_in_other_questions(storage: PastcastStorage) -> dg.AssetCheckResult:
-    pairs = snapshot_leaks(pl.read_parquet(_latest(storage) / "questions.parquet"))["cross"]
-    return dg.AssetCheckResult(passed=not pairs, metadata={"pairs": len(pairs), "examples": "; ".join(pairs[:5])})
+# One blocking check per rule of pastcast.snapshot_checks, on the version just written.
+snapshot_checks = [*(_blocking_check(name, run) for name, run in BLOCKING.items()), no_missing_days]
 
 
-@dg.asset_check(asset=snapshot, blocking=True,
-                description="Every revised resolution date is backed by stored evidence: articles in the "
-                            "snapshot, the earliest published on the new date.")
-def revised_dates_have_evidence(storage: PastcastStorage) -> dg.AssetCheckResult:
-    folder = _latest(storage)
-    questions = pl.read_parquet(folder / "questions.parquet")
-    problems = revision_problems(questions, pl.read_parquet(folder / "articles.parquet",
-                                                            columns=["article_id", "published_at"]))
-    revised = questions.filter(pl.col("resolution_date") != pl.col("original_resolution_date")).height
-    return dg.AssetCheckResult(passed=not problems, metadata={"revised": revised, "problems": len(problems),
-                                                              "examples": "; ".join(problems[:5])})
-
-
-@dg.asset_check(asset=snapshot, blocking=True,
-                description="Market questions open after their market existed and reveal the answer "
-                            "no earlier than the market resolved.")
-def market_questions_follow_their_markets(storage: PastcastStorage) -> dg.AssetCheckResult:
-    folder = _latest(storage)
-    problems = market_question_problems(pl.read_parquet(folder / "questions.parquet"),
-                                        pl.read_parquet(folder / "markets.parquet"))
-    return dg.AssetCheckResult(passed=not problems, metadata={"problems": len(problems),
-                                                              "examples": "; ".join(problems[:5])})
+@dg.asset(group_name="snapshot", deps=[snapshot], retry_policy=TRANSIENT,
+          description="Moves the snapshot's LATEST pointer to the version just written; runs only when "
+                      "the blocking checks passed (and checks them again, so it cannot be forced).")
+@bad_input_is_final
+def latest_snapshot(context: dg.AssetExecutionContext, storage: PastcastStorage) -> dg.MaterializeResult:
+    folder = pipeline.pending_snapshot(storage.work())
+    previous = snapshots.latest_version(storage.snapshots_dir, storage.snapshot_name)
+    outcomes = publish_if_sound(folder)
+    failed = [o for o in outcomes if not o.passed]
+    if failed:
+        raise dg.Failure(description=f"{folder}: blocking checks failed, LATEST stays at {previous}: "
+                                     + "; ".join(f"{o.name} ({o.problems}: {'; '.join(o.examples[:2])})" for o in failed),
+                         allow_retries=False)  # the same version fails the same checks again
+    context.log.info(f"LATEST {previous} -> {folder.name}")
+    return dg.MaterializeResult(metadata={"name": storage.snapshot_name, "version": folder.name,
+                                          "previous": previous or "", "path": dg.MetadataValue.path(str(folder))})

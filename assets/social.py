@@ -2,13 +2,15 @@
 
 import dagster as dg
 
-from assets._report import materialized
+from assets._report import bad_input_is_final, materialized
 from pastcast import pipeline
+from pipelines.partitions import TRANSIENT
 from pipelines.resources import PastcastStorage
 
 
-@dg.asset(group_name="social", kinds={"parquet"},
+@dg.asset(group_name="social", kinds={"parquet"}, retry_policy=TRANSIENT,
           description="Posts from the corpus social dumps; deleted bodies are drops.")
+@bad_input_is_final
 def posts(storage: PastcastStorage) -> dg.MaterializeResult:
     corpus = storage.corpus()
     return materialized(pipeline.import_posts(corpus.social, storage.work(), corpus.unknown_social))

@@ -9,7 +9,7 @@ Fictional world: the Republic of Veloria (see corpora/README.md). Inputs:
 
 Outputs (under --out, default corpora/sample/):
 
-    warc/CC-NEWS-<first crawl time>-<serial>.warc.gz   one gzip WARC per crawl month
+    warc/CC-NEWS-<first crawl time>-<serial>.warc.gz   one gzip WARC per crawl day
     markets/manifold.json                              Manifold /v0/market-style dump with bets
     social/reddit_sample.ndjson.zst                    zstd-compressed ndjson
 
@@ -523,11 +523,11 @@ def write_warcs(fetches: list[Fetch], out_dir: Path) -> list[tuple[str, int]]:
     for old in out_dir.glob("*.warc.gz"):
         old.unlink()
     fetches = sorted(fetches, key=lambda f: (f.crawl, f.key))
-    months: dict[tuple, list[Fetch]] = {}
+    days: dict[tuple, list[Fetch]] = {}  # CC-NEWS writes files through each crawl day
     for f in fetches:
-        months.setdefault((f.crawl.year, f.crawl.month), []).append(f)
+        days.setdefault((f.crawl.year, f.crawl.month, f.crawl.day), []).append(f)
     written = []
-    for serial, (_, group) in enumerate(sorted(months.items())):
+    for serial, (_, group) in enumerate(sorted(days.items())):
         first = group[0].crawl
         name = f"CC-NEWS-{first.strftime('%Y%m%d%H%M%S')}-{serial:05d}.warc.gz"
         buf = io.BytesIO()
@@ -540,7 +540,7 @@ def write_warcs(fetches: list[Fetch], out_dir: Path) -> list[tuple[str, int]]:
             "isPartOf: CC-NEWS-SAMPLE\r\n"
             "publisher: pastcast sample corpus (all people, places and events are invented)\r\n"
             "description: Sample news crawl of the fictional Republic of Veloria, "
-            f"crawl month {first.strftime('%Y-%m')}\r\n"
+            f"crawl day {first.strftime('%Y-%m-%d')}\r\n"
             "robots: checked via crawler-commons (https://github.com/crawler-commons/crawler-commons)\r\n"
             "operator: pastcast\r\n"
         ).encode()

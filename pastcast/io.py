@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
@@ -80,6 +82,20 @@ def write_text(text: str, path: str | Path) -> Path:
 
 def write_json(obj, path: str | Path) -> Path:
     return write_text(json.dumps(obj, indent=2, sort_keys=False, default=str) + "\n", path)
+
+
+@contextlib.contextmanager
+def locked(path: str | Path):
+    """Hold an exclusive advisory lock on ``path`` (created if absent) for the block: runs
+    that share persistent state (the dedup index) take turns instead of racing."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def sha256_file(path: str | Path, chunk: int = 1 << 20) -> str:

@@ -18,6 +18,7 @@ from pathlib import Path
 import polars as pl
 
 
+from pastcast import daily
 from pastcast.curate.dedup import deduplicate
 from pastcast.curate.extract import ExtractConfig
 from pastcast.curate.ingest import ingest_paths
@@ -126,6 +127,46 @@ def dedup(work_dir: Path) -> StageReport:
          "largest_cluster": int(kept["dup_count"].max() or 0) if kept.height else 0}).save(work_dir)
 
 
+
+def _day_report(stage: str, counts: list[daily.DayCounts], extra: dict | None = None) -> StageReport:
+    drops: dict[str, int] = {}
+    for c in counts:
+        for reason, n in c.drops.items():
+            drops[reason] = drops.get(reason, 0) + n
+    per_day = {c.day.isoformat(): {"in": c.rows_in, "out": c.rows_out} for c in counts}
+    return StageReport(stage, sum(c.rows_in for c in counts), sum(c.rows_out for c in counts),
+                       dict(sorted(drops.items())), {}, {"days": len(counts), "per_day": per_day, **(extra or {})})
+
+
+def ingest_news_days(files: list[Path], work_dir: Path, days: list[date], workers: int | None = None,
+                     config: ExtractConfig = ExtractConfig(),
+                     on_progress: Callable[[dict], None] | None = None) -> StageReport:
+    """The WARC files of ``days`` (by crawl day) to each day's extracted articles."""
+    day_files = daily.DayFiles.of(files)
+    counts = daily.ingest_days(day_files, work_dir, days, workers=workers, config=config,
+                               on_progress=on_progress)
+    return _day_report("ingest", counts, {"warc_files": sum(len(c.extra["warc_files"]) for c in counts)})
+
+
+def dedup_news_days(work_dir: Path, days: list[date]) -> StageReport:
+    """Each of ``days`` deduplicated against every day built before it."""
+    return _day_report("dedup", daily.dedup_days(work_dir, days))
+
+
+def gather_news(work_dir: Path) -> StageReport:
+    """Every built day's articles into the ``articles`` table (and the days' counts summed into
+    the build's ingest and dedup reports, for the snapshot)."""
+    gathered = daily.gather_articles(work_dir)
+    for stage in ("ingest", "dedup"):
+        total = daily.summed(work_dir, gathered.days, stage)
+        StageReport(stage, total["rows_in"], total["rows_out"], total["drops"], {},
+                    {"days": total["days"]}).save(work_dir)
+    return StageReport("articles", gathered.rows_in, gathered.rows_out,
+                       {"dedup/displaced_by_earlier_copy": gathered.displaced} if gathered.displaced else {},
+                       {"articles": str(gathered.articles_path)},
+                       {"days": len(gathered.days), "partitions": daily.as_ranges(gathered.days)}).save(work_dir)
+
+
 def _records_in_out(result: ImportResult) -> tuple[int, int]:
     """Counted in input records (markets, prices, posts, resolutions, files): each is kept
     (alone or merged into a row) or dropped."""
@@ -165,33 +206,31 @@ def window_of(articles: pl.DataFrame) -> tuple[date, date]:
     return days[0], days[1]
 
 
-NEWS_QUESTIONS = Path("questions") / "news"  # one folder per publication day: day=YYYY-MM-DD
+NEWS_QUESTIONS = Path("questions") / "news"  # one folder per crawl day: day=YYYY-MM-DD
 MARKET_QUESTIONS = Path("questions") / "market"
-
-
-def article_days(work_dir: Path) -> list[date]:
-    """Publication days of the deduplicated articles: the partitions of news questions."""
-    path = work_dir / "articles.parquet"
-    if not path.is_file():
-        return []
-    days = pl.scan_parquet(path).select(pl.col("published_at").dt.date().unique().sort()).collect()
-    return [d for d in days.to_series().to_list() if d is not None]
 
 
 def generate_news(work_dir: Path, days: list[date] | None = None, generator: str = "extractive", *,
                   llm_settings=None, llm_config=None, horizon_days: int = 28,
                   progress: Callable[[int, int], None] | None = None) -> StageReport:
-    """Candidate questions from the articles of ``days`` (default: every day), one output
-    folder per day, so a day can be rebuilt alone; earlier days' articles give background.
-    One LLM budget covers the whole call."""
-    articles = _table(work_dir, "articles", ARTICLES)
-    days = sorted(days if days is not None else article_days(work_dir))
-    window_start = window_of(articles)[0] if articles.height else None
-    run = generate_questions(articles, generator, days=days, window_start=window_start,
-                             horizon_days=horizon_days, llm_settings=llm_settings, llm_config=llm_config,
-                             progress=progress)
+    """Candidate questions from the articles that arrived on ``days`` (crawl days; default every
+    built day), one output folder per day, so a day can be rebuilt alone. Articles of the days
+    up to the last one give background (only those published by a question's open date are
+    used). One LLM budget covers the whole call."""
+    built = daily.built_days(work_dir)
+    days = sorted(set(days if days is not None else built))
+    upto = [d for d in built if days and d <= days[-1]]
+    frames = [pl.read_parquet(daily.day_dir(work_dir, d) / "dedup" / "articles.parquet")
+              .with_columns(pl.lit(d).alias("_day")) for d in upto]
+    articles = pl.concat(frames) if frames else empty(ARTICLES).with_columns(pl.lit(None, pl.Date).alias("_day"))
+    articles = articles.unique("article_id", keep="first", maintain_order=True)
+    chosen = articles.filter(pl.col("_day").is_in(days))
+    window_start = articles["published_at"].min().date() if articles.height else None
+    run = generate_questions(articles.drop("_day"), generator, article_ids=set(chosen["article_id"]),
+                             window_start=window_start, horizon_days=horizon_days,
+                             llm_settings=llm_settings, llm_config=llm_config, progress=progress)
     ids_of: dict[date, set[str]] = {}
-    for article_id, day in articles.select("article_id", pl.col("published_at").dt.date()).iter_rows():
+    for article_id, day in chosen.select("article_id", "_day").iter_rows():
         ids_of.setdefault(day, set()).add(article_id)
     for day in days:
         ids = ids_of.get(day, set())
@@ -290,11 +329,17 @@ def _llm_usage(work_dir: Path) -> dict:
     return total
 
 
+PENDING = "snapshot.json"  # the version the last snapshot stage wrote, for the checks
+
+
 def snapshot(work_dir: Path, snapshots_dir: Path, name: str, inputs: list[Path],
-             config: dict | None = None) -> Path:
-    """Gather the working tables and every stage's drops into a new snapshot version."""
+             config: dict | None = None, publish: bool = True) -> Path:
+    """Gather the working tables and every stage's drops into a new snapshot version that
+    records the days it covers. ``publish=False`` leaves LATEST where it is (the caller moves it
+    once the blocking checks pass); the new folder is noted in ``work_dir/snapshot.json``."""
     articles = _table(work_dir, "articles", ARTICLES)
-    drop_files = sorted((work_dir / "drops").glob("*.parquet"))
+    days = daily.built_days(work_dir)
+    drop_files = [*daily.drop_files(work_dir, days), *sorted((work_dir / "drops").glob("*.parquet"))]
     drops = pl.concat([pl.read_parquet(p) for p in drop_files]) if drop_files else drops_frame([])
     tables = {
         "articles": articles,
@@ -308,22 +353,49 @@ def snapshot(work_dir: Path, snapshots_dir: Path, name: str, inputs: list[Path],
     reports = {p.stem: json.loads(p.read_text()) for p in sorted((work_dir / "reports").glob("*.json"))}
     audit = work_dir / "audit.md"
     files = {"audit.md": audit.read_text(encoding="utf-8")} if audit.is_file() else {}
-    return write_snapshot(tables, snapshots_dir, name, window_of(articles), inputs=inputs,
-                          stage_counts=reports, config=config, extra={"llm": _llm_usage(work_dir)}, files=files)
+    partitions = {"daily": daily.as_ranges(days), "days": len(days)}
+    folder = write_snapshot(tables, snapshots_dir, name, window_of(articles), inputs=inputs,
+                            stage_counts=reports, config=config, files=files, publish=publish,
+                            extra={"llm": _llm_usage(work_dir), "partitions": partitions})
+    write_json({"name": name, "version": folder.name, "folder": str(folder.resolve())}, work_dir / PENDING)
+    return folder
+
+
+def pending_snapshot(work_dir: Path) -> Path:
+    """The folder of the version the last snapshot stage wrote."""
+    path = Path(work_dir) / PENDING
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no snapshot has been written from this working folder yet")
+    return Path(json.loads(path.read_text())["folder"])
+
+
+def build_news(files: list[Path], work: Path, days: list[date] | None = None,
+               on_stage: Callable[[StageReport], None] | None = None,
+               on_progress: Callable[[dict], None] | None = None) -> list[date]:
+    """Ingest, dedup and gather the news of ``days`` (default every day the files cover)."""
+    days = days if days is not None else daily.DayFiles.of(files).days()
+    for step in (lambda: ingest_news_days(files, work, days, on_progress=on_progress),
+                 lambda: dedup_news_days(work, days), lambda: gather_news(work)):
+        report = step()
+        if on_stage:
+            on_stage(report)
+    return days
 
 
 def run_all(corpus_dir: str | Path, work_dir: str | Path, snapshots_dir: str | Path,
             name: str, on_stage: Callable[[StageReport], None] | None = None,
-            on_progress: Callable[[dict], None] | None = None) -> Path:
-    """Every stage in order, without Dagster; returns the new snapshot folder."""
+            on_progress: Callable[[dict], None] | None = None, publish: bool = True) -> Path:
+    """Every stage in order, without Dagster, over every crawl day of the corpus; returns the
+    new snapshot folder (LATEST moved to it when ``publish``; see ``snapshot_checks.publish_if_sound``
+    to move it only when the blocking checks pass)."""
     files = CorpusFiles.discover(corpus_dir)
     work = Path(work_dir)
-    steps = [lambda: ingest(files.warc, work, on_progress=on_progress), lambda: dedup(work),
-             lambda: import_markets(files.markets, work, files.unknown_markets),
+    build_news(files.warc, work, on_stage=on_stage, on_progress=on_progress)
+    steps = [lambda: import_markets(files.markets, work, files.unknown_markets),
              lambda: import_posts(files.social, work, files.unknown_social),
              lambda: generate(work), lambda: filter_questions_stage(work)]
     for step in steps:
         report = step()
         if on_stage:
             on_stage(report)
-    return snapshot(work, Path(snapshots_dir), name, files.all())
+    return snapshot(work, Path(snapshots_dir), name, files.all(), publish=publish)

@@ -25,6 +25,7 @@ from pastcast.schemas import TABLES, conform
 VERSION = re.compile(r"^v(\d+)$")
 MANIFEST = "manifest.json"
 LATEST = "LATEST"
+HISTORY = "history.jsonl"  # every move of LATEST
 
 
 def code_version() -> str:
@@ -69,10 +70,12 @@ def resolve(path_or_ref: str | Path, root: str | Path = "snapshots") -> Path:
 def write_snapshot(tables: dict[str, pl.DataFrame], root: str | Path, name: str,
                    window: tuple[date, date], inputs: list[str | Path] = (),
                    stage_counts: dict | None = None, config: dict | None = None,
-                   extra: dict | None = None, files: dict[str, str] | None = None) -> Path:
-    """Write a new version of snapshot ``name`` and move ``LATEST`` to it; return its folder.
-    ``files`` are text files stored beside the tables (e.g. the filter's ``audit.md``), hashed
-    in the manifest like them."""
+                   extra: dict | None = None, files: dict[str, str] | None = None,
+                   publish: bool = True) -> Path:
+    """Write a new version of snapshot ``name`` and (``publish``) move ``LATEST`` to it; return
+    its folder. ``files`` are text files stored beside the tables (e.g. the filter's
+    ``audit.md``), hashed in the manifest like them. The parent is the version LATEST points
+    at: an unpublished version is nobody's parent."""
     unknown = set(tables) - set(TABLES)
     if unknown:
         raise ValueError(f"unknown snapshot tables {sorted(unknown)}; known: {sorted(TABLES)}")
@@ -113,8 +116,32 @@ def write_snapshot(tables: dict[str, pl.DataFrame], root: str | Path, name: str,
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    write_text(final.name + "\n", folder / LATEST)
+    if publish:
+        publish_version(final)
     return final
+
+
+def publish_version(snapshot_dir: str | Path, checks: dict | None = None) -> None:
+    """Move LATEST to this version and log the move (with the checks that allowed it) in the
+    snapshot's ``history.jsonl``."""
+    final = Path(snapshot_dir)
+    folder = final.parent
+    entry = {"version": final.name, "published_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+             "previous": latest_version(folder.parent, folder.name), "checks": checks or {}}
+    with open(folder / HISTORY, "a", encoding="utf-8") as log:
+        log.write(json.dumps(entry) + "\n")
+    write_text(final.name + "\n", folder / LATEST)
+
+
+def published_versions(root: str | Path, name: str) -> set[str]:
+    """Versions LATEST has ever pointed at (the history log, plus LATEST itself)."""
+    folder = Path(root) / name
+    found = set()
+    history = folder / HISTORY
+    if history.is_file():
+        found = {json.loads(line)["version"] for line in history.read_text().splitlines() if line.strip()}
+    latest = latest_version(root, name)
+    return found | ({latest} if latest else set())
 
 
 def _claim_version(folder: Path, staging: Path, manifest: dict) -> Path:
@@ -142,15 +169,19 @@ def list_snapshots(root: str | Path = "snapshots") -> pl.DataFrame:
     root = Path(root)
     for folder in sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []:
         latest = latest_version(root, folder.name)
+        published = published_versions(root, folder.name)
         for version in versions(root, folder.name):
             m = read_manifest(folder / version)
             rows.append({
                 "name": folder.name, "version": version, "latest": version == latest,
+                "published": version in published, "parent": m.get("parent_version") or "",
+                "partitions": ", ".join((m.get("partitions") or {}).get("daily", [])),
                 "created_at": m["created_at"], "window": f"{m['window']['start']}..{m['window']['end']}",
                 "articles": m["tables"]["articles"]["rows"], "questions": m["tables"]["questions"]["rows"],
                 "drops": m["tables"]["drops"]["rows"], "path": str(folder / version),
             })
     return pl.DataFrame(rows, schema={"name": pl.String, "version": pl.String, "latest": pl.Boolean,
+                                      "published": pl.Boolean, "parent": pl.String, "partitions": pl.String,
                                       "created_at": pl.String, "window": pl.String,
                                       "articles": pl.Int64, "questions": pl.Int64,
                                       "drops": pl.Int64, "path": pl.String})

@@ -2,15 +2,20 @@
 
 import dagster as dg
 
-from assets import markets, news, questions, snapshot, social
-from pipelines.jobs import build_snapshot_job, nightly_rebuild
-from pipelines.resources import filter_from_env, generator_from_env, storage_from_env
+from assets import evaluation, markets, news, questions, snapshot, social
+from pipelines.executors import executor_from_env
+from pipelines.jobs import build_news_job, build_snapshot_job, evaluate_job, import_dumps_job
+from pipelines.resources import evaluation_from_env, filter_from_env, generator_from_env, storage_from_env
+from pipelines.schedules import nightly_rebuild
+from pipelines.sensors import changed_dumps, evaluate_new_snapshots, new_warc_files
 
 defs = dg.Definitions(
-    assets=dg.load_assets_from_modules([news, markets, social, questions, snapshot]),
-    asset_checks=dg.load_asset_checks_from_modules([snapshot]),
-    jobs=[build_snapshot_job],
+    assets=dg.load_assets_from_modules([news, markets, social, questions, snapshot, evaluation]),
+    asset_checks=snapshot.snapshot_checks,
+    jobs=[build_news_job, import_dumps_job, build_snapshot_job, evaluate_job],
     schedules=[nightly_rebuild],
+    sensors=[new_warc_files, changed_dumps, evaluate_new_snapshots],
     resources={"storage": storage_from_env(), "generator": generator_from_env(),
-               "question_filter": filter_from_env()},
+               "question_filter": filter_from_env(), "evaluation_settings": evaluation_from_env()},
+    executor=executor_from_env(),
 )

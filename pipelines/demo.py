@@ -13,8 +13,6 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-BASELINES = ("abstain", "retrieval", "market")
-
 
 def main() -> int:
     home = Path(os.environ.setdefault("DAGSTER_HOME", str(Path(".dagster").resolve())))
@@ -26,12 +24,10 @@ def main() -> int:
     import dagster as dg
     from rich.console import Console
 
-    from pastcast.evaluate.agents import get_agent
+    from pastcast.evaluate.batch import BASELINES, evaluate_agents
     from pastcast.evaluate.leaderboard import leaderboard, render_leaderboard
-    from pastcast.evaluate.runner import run_eval
-    from pastcast.pipeline import article_days
     from pastcast.snapshot import read_manifest, resolve
-    from pipelines.build import build_corpus
+    from pipelines.build import build_corpus, corpus_days
     from pipelines.definitions import defs
     from pipelines.resources import storage_from_env
 
@@ -39,10 +35,9 @@ def main() -> int:
     started = time.monotonic()
     console.print(f"[bold]1/2[/] materializing the asset graph (Dagster instance: {home})")
     quiet = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
-    work_dir = Path(storage_from_env().work_dir)
+    days = corpus_days(storage_from_env())
     with dg.DagsterInstance.get() as instance:
-        runs = build_corpus(defs, instance, work_dir, run_config=quiet)
-        days = article_days(work_dir)
+        runs = build_corpus(defs, instance, run_config=quiet, days=days)
         for result in runs:
             if not result.success:
                 console.print(f"[red]the Dagster run {result.run_id} failed; its log is in the UI "
@@ -61,7 +56,13 @@ def main() -> int:
                     detail += f" (days {days[0]}..{days[-1]} in one run)"
                 console.print(f"  {key:<20} {detail}")
             for check in result.get_asset_check_evaluations():
-                console.print(f"  check {check.check_name:<26} {'passed' if check.passed else 'FAILED'}")
+                status = "passed" if check.passed else (
+                    "WARNING" if check.severity == dg.AssetCheckSeverity.WARN else "FAILED")
+                examples, problems = check.metadata.get("examples"), check.metadata.get("problems")
+                note = ""
+                if not check.passed and examples and examples.value:
+                    note = f" ({problems.value} problems, e.g. {examples.value.split('; ')[0]})"
+                console.print(f"  check {check.asset_key.to_user_string() + ':' + check.check_name:<42} {status}{note}")
     snapshots_dir = os.environ.get("PASTCAST_SNAPSHOTS_DIR", "snapshots")
     name = os.environ.get("PASTCAST_SNAPSHOT_NAME", "sample")
     folder = resolve(name, root=snapshots_dir)
@@ -74,11 +75,7 @@ def main() -> int:
 
     console.print(f"[bold]2/2[/] replaying it to the baseline agents: {', '.join(BASELINES)}")
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
-    run_dirs = []
-    for agent in BASELINES:
-        run_dir = Path("runs") / f"{name}-{manifest['version']}-{stamp}" / agent
-        run_eval(folder, get_agent(agent), run_dir)
-        run_dirs.append(run_dir)
+    run_dirs = evaluate_agents(folder, BASELINES, Path("runs") / f"{name}-{manifest['version']}-{stamp}")
     print(render_leaderboard(leaderboard(run_dirs)), end="")
     console.print(f"done in {time.monotonic() - started:.0f} s; runs under {run_dirs[0].parent}")
     return 0

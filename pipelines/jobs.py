@@ -1,16 +1,36 @@
-"""Jobs and schedules."""
+"""Jobs: what a run materializes."""
 
 import dagster as dg
 
-# The main job: every asset from WARC files to a new snapshot version. News questions are
-# partitioned by day, so a run names a day or a range of days (a single-run backfill).
-build_snapshot_job = dg.define_asset_job(
-    "build_snapshot", selection=dg.AssetSelection.all(),
-    description="Ingest the corpus, generate questions for the chosen days, validate them, write a "
-                "new snapshot version.",
+EVALUATION = dg.AssetSelection.groups("evaluation")
+# Runs that may call an LLM (question generation, the optional leak judge): the run queue can
+# bound them with `tag_concurrency_limits` on this tag, whatever the executor.
+LLM_TAGS = {"pastcast/llm": "true"}
+DAILY_ASSETS = dg.AssetSelection.assets("articles_raw", "articles", "news_questions")
+
+# Days of news and everything downstream of them: a run names a day (or a range of days, run as
+# one) and rebuilds the unpartitioned tables, a new snapshot version and LATEST. Markets and
+# posts are not rebuilt: they change only when their dumps do (`import_dumps`).
+build_news_job = dg.define_asset_job(
+    "build_news", selection=DAILY_ASSETS.downstream() - EVALUATION, tags=LLM_TAGS,
+    description="Ingest, deduplicate and generate questions for the chosen days, then filter, write a new "
+                "snapshot version and move LATEST if its blocking checks pass.",
 )
 
-nightly_rebuild = dg.build_schedule_from_partitioned_job(
-    build_snapshot_job, hour_of_day=3, default_status=dg.DefaultScheduleStatus.STOPPED,
-    description="Every night at 03:00 UTC: yesterday's questions and a new snapshot.",
+# Market and social dumps (snapshotted, not partitioned: a dump is a state of the world, and a
+# market's resolution can change any earlier day's questions) and everything downstream.
+import_dumps_job = dg.define_asset_job(
+    "import_dumps", selection=dg.AssetSelection.assets("markets", "posts").downstream() - EVALUATION, tags=LLM_TAGS,
+    description="Import the market and social dumps, then rebuild the questions and a new snapshot version.",
+)
+
+# Everything but the evaluation (the first build of a corpus, or a full rebuild).
+build_snapshot_job = dg.define_asset_job(
+    "build_snapshot", selection=dg.AssetSelection.all() - EVALUATION, tags=LLM_TAGS,
+    description="Every asset for the chosen days, the dumps included, to a new snapshot version.",
+)
+
+evaluate_job = dg.define_asset_job(
+    "evaluate_snapshot", selection=EVALUATION,
+    description="Replay a published snapshot version to the configured agents and score them.",
 )

@@ -1,7 +1,26 @@
-"""Partitions of the asset graph."""
+"""Partitions of the asset graph, and the retry policy of steps that touch the outside world."""
+
+import warnings
 
 import dagster as dg
 
-# Publication days (UTC). CC-NEWS starts in August 2016; a fixed literal start keeps the keys
-# stable. The last partition is yesterday: a day is complete before its questions are built.
-DAILY = dg.DailyPartitionsDefinition(start_date="2016-08-01", timezone="UTC")
+# A deliberate choice (a range of days in one run: one pool of ingest workers, one LLM budget);
+# Dagster marks the parameter beta.
+warnings.filterwarnings("ignore", message="Parameter `backfill_policy`", category=dg.BetaWarning)
+
+# Crawl days (UTC): a WARC file belongs to the day in its CC-NEWS file name. CC-NEWS starts in
+# August 2016; a fixed literal start keeps the keys stable (PASTCAST_START_DATE moves it for a
+# deployment that never needs older days). The last partition is yesterday: a day is complete
+# once it is over.
+START_DATE = dg.EnvVar("PASTCAST_START_DATE").get_value("2016-08-01")
+DAILY = dg.DailyPartitionsDefinition(start_date=START_DATE, timezone="UTC")
+
+# Tags naming a range of days run as one run (the daily assets' single-run backfill policy).
+RANGE_START, RANGE_END = "dagster/asset_partition_range_start", "dagster/asset_partition_range_end"
+
+# Transient failures (a shared file system hiccup, a provider outage longer than the LLM
+# client's own retries) get a few more tries, spaced out: 30 s, 60 s, 120 s, each +-50%.
+TRANSIENT = dg.RetryPolicy(
+    max_retries=int(dg.EnvVar("PASTCAST_MAX_RETRIES").get_value("3")), delay=30,
+    backoff=dg.Backoff.EXPONENTIAL, jitter=dg.Jitter.PLUS_MINUS,
+)

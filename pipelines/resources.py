@@ -6,6 +6,7 @@ from pathlib import Path
 
 import dagster as dg
 
+from pastcast.evaluate.batch import BASELINES
 from pastcast.llm import LLMSettings
 from pastcast.pipeline import CorpusFiles
 from pastcast.questions.difficulty import DifficultyConfig
@@ -38,6 +39,19 @@ class PastcastStorage(dg.ConfigurableResource):
     def market_questions(self) -> MarketQuestionConfig:
         return MarketQuestionConfig(horizon_days=self.market_horizon_days or None,
                                     numeric_buckets=self.numeric_buckets)
+
+
+class EvaluationSettings(dg.ConfigurableResource):
+    """The bundled evaluation of each published snapshot: which agents, where their runs go."""
+
+    agents: str = ",".join(BASELINES)  # comma-separated bundled names or package.module:Class
+    runs_dir: str = "runs"
+
+    def agent_list(self) -> list[str]:
+        return [a.strip() for a in self.agents.split(",") if a.strip()]
+
+    def out_root(self, name: str, version: str) -> Path:
+        return Path(self.runs_dir) / f"{name}-{version}"
 
 
 class QuestionGenerator(dg.ConfigurableResource):
@@ -139,3 +153,9 @@ def storage_from_env() -> PastcastStorage:
         market_horizon_days=int(dg.EnvVar("PASTCAST_MARKET_HORIZON_DAYS").get_value("0")),
         numeric_buckets=int(dg.EnvVar("PASTCAST_NUMERIC_BUCKETS").get_value("5")),
     )
+
+
+def evaluation_from_env() -> EvaluationSettings:
+    """PASTCAST_EVAL_AGENTS (default the offline baselines), PASTCAST_RUNS_DIR (default runs)."""
+    return EvaluationSettings(agents=dg.EnvVar("PASTCAST_EVAL_AGENTS").get_value(",".join(BASELINES)),
+                              runs_dir=dg.EnvVar("PASTCAST_RUNS_DIR").get_value("runs"))

@@ -16,16 +16,64 @@ def test_definitions_load_with_every_asset_check_and_job():
 
     from pipelines.definitions import defs
 
-    keys = {k.to_user_string() for k in defs.resolve_asset_graph().get_all_asset_keys()}
-    assert keys == {"articles_raw", "articles", "markets", "posts", "news_questions", "market_questions",
-                    "question_candidates", "questions", "snapshot"}
-    news = defs.resolve_asset_graph().get(dg.AssetKey("news_questions"))
-    assert news.partitions_def is not None and news.partitions_def.start.date().isoformat() == "2016-08-01"
-    assert news.pools == {"llm"}  # LLM-bound steps share a concurrency pool
-    assert defs.resolve_job_def("build_snapshot") is not None
-    checks = {c.name for c in defs.resolve_asset_graph().asset_check_keys}
-    assert {"manifest_matches_files", "no_answer_in_own_text", "no_answer_in_other_questions",
-            "revised_dates_have_evidence", "market_questions_follow_their_markets"} <= checks
+    graph = defs.resolve_asset_graph()
+    keys = {k.to_user_string() for k in graph.get_all_asset_keys()}
+    assert keys == {"articles_raw", "articles", "article_corpus", "markets", "posts", "news_questions",
+                    "market_questions", "question_candidates", "questions", "snapshot", "latest_snapshot",
+                    "evaluation"}
+    daily = {k.to_user_string() for k in graph.get_all_asset_keys() if graph.get(k).partitions_def is not None}
+    assert daily == {"articles_raw", "articles", "news_questions"}
+    for key in daily:
+        node = graph.get(dg.AssetKey(key))
+        assert node.partitions_def.start.date().isoformat() == "2016-08-01"  # a fixed literal start
+        assert node.backfill_policy.max_partitions_per_run is None  # a range of days is one run
+    assert graph.get(dg.AssetKey("news_questions")).pools == {"llm"}  # LLM-bound steps share a pool
+    assert graph.get(dg.AssetKey("questions")).pools == {"llm"}  # the optional leak judge
+    checks = {(c.asset_key.to_user_string(), c.name): graph.get_check_spec(c) for c in graph.asset_check_keys}
+    blocking = {name for (asset, name), spec in checks.items() if spec.blocking}
+    assert blocking == {"manifest_matches_files", "ids_are_unique", "articles_within_crawl_bounds",
+                        "no_answer_in_own_text", "no_answer_in_other_questions", "revised_dates_have_evidence",
+                        "market_questions_follow_their_markets"}
+    assert all(asset == "snapshot" for (asset, name), spec in checks.items() if spec.blocking)
+    assert {("articles_raw", "drop_rates_in_usual_range"), ("articles", "drop_rates_in_usual_range"),
+            ("articles", "date_coverage"), ("snapshot", "no_missing_days")} <= set(checks)
+    assert {j.name for j in defs.jobs} == {"build_news", "import_dumps", "build_snapshot", "evaluate_snapshot"}
+    assert {s.name for s in defs.schedules} == {"nightly_rebuild"}
+    assert {s.name for s in defs.sensors} == {"new_warc_files", "changed_dumps", "evaluate_new_snapshots"}
+
+
+def test_every_step_that_touches_the_outside_world_retries_with_backoff():
+    import dagster as dg
+
+    from pipelines.definitions import defs
+
+    for assets_def in defs.assets:
+        for key in assets_def.keys:
+            policy = assets_def.op.retry_policy
+            assert policy is not None and policy.max_retries >= 1, key
+            assert policy.backoff == dg.Backoff.EXPONENTIAL and policy.jitter == dg.Jitter.PLUS_MINUS, key
+
+
+def test_dagster_definitions_validate_passes_on_the_workspace():
+    out = subprocess.run([str(Path(sys.executable).parent / "dagster"), "definitions", "validate",
+                          "-w", "workspace.yaml"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "Validation successful" in out.stdout + out.stderr
+
+
+def test_the_executor_is_chosen_by_configuration(monkeypatch):
+    import dagster as dg
+    import pytest
+
+    from pipelines.executors import executor_from_env
+
+    monkeypatch.setenv("PASTCAST_EXECUTOR", "multiprocess")
+    assert executor_from_env() is dg.multi_or_in_process_executor
+    monkeypatch.setenv("PASTCAST_EXECUTOR", "dask")
+    assert executor_from_env().name == "dask"
+    monkeypatch.setenv("PASTCAST_EXECUTOR", "spark")
+    with pytest.raises(ValueError, match="PASTCAST_EXECUTOR='spark'"):
+        executor_from_env()
 
 
 def test_workspace_and_pyproject_point_at_the_same_module():

@@ -15,8 +15,7 @@ from pastcast.evaluate.agents import get_agent
 from pastcast.evaluate.runner import run_eval
 from pastcast.text import contains_phrase
 from pastcast.snapshot import read_manifest, resolve, verify
-from pastcast.pipeline import article_days
-from pipelines.build import build_corpus
+from pipelines.build import build_corpus, corpus_days
 from pipelines.definitions import defs
 from pipelines.resources import PastcastStorage
 from warcs import SAMPLE
@@ -28,30 +27,38 @@ def built(tmp_path_factory):
     storage = PastcastStorage(corpus_dir=str(SAMPLE), work_dir=str(root / "work"),
                               snapshots_dir=str(root / "snapshots"), snapshot_name="sample")
     with dg.DagsterInstance.ephemeral() as instance:
-        results = build_corpus(defs, instance, root / "work", resources={"storage": storage})
-    return root, results
+        results = build_corpus(defs, instance, resources={"storage": storage})
+    return root, results, corpus_days(storage)
 
 
 def test_every_asset_materializes_and_the_blocking_checks_pass(built):
-    root, results = built
+    root, results, crawl_days = built
     assert len(results) == 2 and all(r.success for r in results)
     events = [e for r in results for e in r.get_asset_materialization_events()]
     materialized = {e.asset_key.to_user_string() for e in events}
-    assert materialized == {"articles_raw", "articles", "markets", "posts", "news_questions", "market_questions",
-                            "question_candidates", "questions", "snapshot"}
-    # one run covered every publication day of the sample: a materialization per day
-    days = {e.partition for e in events if e.asset_key.to_user_string() == "news_questions"}
-    published = article_days(root / "work")
-    assert len(days) == (published[-1] - published[0]).days + 1 and min(days) == "2026-01-05"
+    assert materialized == {"articles_raw", "articles", "article_corpus", "markets", "posts", "news_questions",
+                            "market_questions", "question_candidates", "questions", "snapshot", "latest_snapshot"}
+    # one run covered every crawl day of the sample: a materialization per day and daily asset
+    for key in ("articles_raw", "articles", "news_questions"):
+        days = {e.partition for e in events if e.asset_key.to_user_string() == key}
+        assert len(days) == (crawl_days[-1] - crawl_days[0]).days + 1 and min(days) == "2026-01-05", key
     assert len({r.run_id for r in results}) == 2
-    checks = {c.check_name: c.passed for r in results for c in r.get_asset_check_evaluations()}
-    assert checks == {"manifest_matches_files": True, "no_answer_in_own_text": True,
-                      "no_answer_in_other_questions": True, "revised_dates_have_evidence": True,
-                      "market_questions_follow_their_markets": True}
+    checks = {(c.asset_key.to_user_string(), c.check_name): c for r in results for c in r.get_asset_check_evaluations()}
+    blocking = {name for (asset, name), c in checks.items() if asset == "snapshot" and c.severity.value == "ERROR"}
+    assert blocking == {"manifest_matches_files", "ids_are_unique", "articles_within_crawl_bounds",
+                        "no_answer_in_own_text", "no_answer_in_other_questions", "revised_dates_have_evidence",
+                        "market_questions_follow_their_markets"}
+    assert all(checks[("snapshot", name)].passed for name in blocking)
+    # warnings on the stages: the sample has crawl days without files, which the coverage check names
+    coverage = checks[("articles", "date_coverage")]
+    assert not coverage.passed and coverage.severity.value == "WARN"
+    assert "2026-01-06: no articles (0 WARC files)" in coverage.metadata["examples"].value
+    assert checks[("articles_raw", "drop_rates_in_usual_range")].passed
+    assert checks[("snapshot", "no_missing_days")].passed  # a day without files is still built (empty)
 
 
 def test_snapshot_is_complete_and_matches_its_manifest(built):
-    root, _ = built
+    root, _, _ = built
     folder = resolve("sample", root / "snapshots")
     assert verify(folder) == []
     manifest = read_manifest(folder)
@@ -69,7 +76,7 @@ def test_snapshot_is_complete_and_matches_its_manifest(built):
 
 
 def test_articles_are_dated_within_crawl_bounds_and_questions_are_sound(built):
-    root, _ = built
+    root, _, _ = built
     folder = resolve("sample", root / "snapshots")
     articles = pl.read_parquet(folder / "articles.parquet")
     assert articles.filter(pl.col("published_at") > pl.col("crawled_at") + timedelta(days=1)).is_empty()
@@ -88,7 +95,7 @@ def test_articles_are_dated_within_crawl_bounds_and_questions_are_sound(built):
 
 
 def test_retrieval_baseline_beats_abstaining_on_the_sample(built, tmp_path):
-    root, _ = built
+    root, _, _ = built
     folder = resolve("sample", root / "snapshots")
     results = {name: run_eval(folder, get_agent(name), tmp_path / name).summary
                for name in ("abstain", "retrieval")}
@@ -98,7 +105,7 @@ def test_retrieval_baseline_beats_abstaining_on_the_sample(built, tmp_path):
 
 
 def test_cli_lists_snapshots_and_runs_an_evaluation(built, tmp_path):
-    root, _ = built
+    root, _, _ = built
     runner = CliRunner()
     listed = runner.invoke(cli, ["snapshot", "list", "--root", str(root / "snapshots")])
     assert listed.exit_code == 0 and "sample" in listed.output and "v1" in listed.output

@@ -3,7 +3,7 @@ reason and clean questions survive (synthetic and on the sample corpus); the aud
 the CLI contract and the snapshot checks."""
 
 import json
-from datetime import date, timedelta
+from datetime import date
 
 import polars as pl
 import pytest
@@ -205,27 +205,26 @@ def test_difficulty_filters_use_the_llm_and_are_off_by_default(tmp_path, planted
 def test_the_blocking_snapshot_checks_fail_on_planted_leaks(tmp_path, planted):
     from evalkit import write_snapshot
 
-    from assets.snapshot import no_answer_in_other_questions, no_answer_in_own_text, revised_dates_have_evidence
-    from pipelines.resources import PastcastStorage
+    from pastcast.snapshot_checks import (no_answer_in_other_questions, no_answer_in_own_text,
+                                          revised_dates_have_evidence)
 
     articles, questions, run = planted
-    storage = PastcastStorage(snapshots_dir=str(tmp_path), snapshot_name="s")
+    folder = tmp_path / "s" / "v1"
 
     def snapshot_of(qs: pl.DataFrame) -> None:
-        write_snapshot(tmp_path / "s" / "v1", articles.to_dicts(), qs.to_dicts(), "2026-01-01", "2026-03-31")
-        (tmp_path / "s" / "LATEST").write_text("v1\n")
+        write_snapshot(folder, articles.to_dicts(), qs.to_dicts(), "2026-01-01", "2026-03-31")
 
     snapshot_of(run.questions)  # the filter's output: clean
-    assert all(check(storage=storage).passed for check in
+    assert all(check(folder).passed for check in
                (no_answer_in_own_text, no_answer_in_other_questions, revised_dates_have_evidence))
     snapshot_of(questions)  # the unfiltered candidates: every kind of leak
-    own, other = no_answer_in_own_text(storage=storage), no_answer_in_other_questions(storage=storage)
-    assert not own.passed and own.metadata["leaking_questions"].value == 2
-    assert not other.passed and "coach: answer 'Piet Voss'" in other.metadata["examples"].value
+    own, other = no_answer_in_own_text(folder), no_answer_in_other_questions(folder)
+    assert not own.passed and own.problems == 2
+    assert not other.passed and any("coach: answer 'Piet Voss'" in e for e in other.examples)
     tampered = run.questions.with_columns(pl.lit([], dtype=pl.List(pl.String)).alias("revision_evidence"))
     snapshot_of(tampered)
-    evidence = revised_dates_have_evidence(storage=storage)
-    assert not evidence.passed and evidence.metadata["problems"].value == 1
+    evidence = revised_dates_have_evidence(folder)
+    assert not evidence.passed and evidence.problems == 1
 
 
 # -- the sample corpus, with planted problems ------------------------------------------------

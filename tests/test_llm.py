@@ -4,7 +4,6 @@ Retry-After, 500s and slow responses; the tests assert the retries, drops, cache
 limit and budget stop."""
 
 import json
-import threading
 import time
 from datetime import date
 
@@ -288,10 +287,12 @@ def test_the_daily_asset_generates_one_day_with_the_llm_and_reports_its_cost(tmp
     from assets.questions import news_questions
     from pipelines.resources import PastcastStorage, QuestionGenerator
 
+    from pastcast.daily import day_dir
+
     work = tmp_path / "work"
-    work.mkdir()
-    rows = [_article(0), _article(1), _article(2, day="2026-03-09")]
-    frame(rows, ARTICLES).write_parquet(work / "articles.parquet")
+    for day, rows in ((date(2026, 3, 8), [_article(0), _article(1)]), (date(2026, 3, 9), [_article(2, day="2026-03-09")])):
+        (day_dir(work, day) / "dedup").mkdir(parents=True)  # two crawl days, deduplicated
+        frame(rows, ARTICLES).write_parquet(day_dir(work, day) / "dedup" / "articles.parquet")
     with OpenAIServer(happy) as server:
         resources = {"storage": PastcastStorage(work_dir=str(work)),
                      "generator": QuestionGenerator(generator="llm", model=MODEL, api_base=server.url,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from datetime import datetime, timezone
 from io import BytesIO
 from pathlib import Path
@@ -48,3 +49,21 @@ LOREM = ("The council met on Tuesday to discuss the budget for the coming year. 
          "about road repairs, the new library and the cost of heating public buildings. "
          "Several residents spoke during the public session, asking for more bus routes and "
          "better lighting in the old town. The mayor promised a decision before the spring. ")
+
+
+# -- small corpora of whole crawl days, cut from the sample -------------------------------
+
+def make_corpus(root: Path, days: list) -> Path:
+    """The sample corpus's dumps and its WARC files of ``days`` (one file per crawl day)."""
+    corpus = root / "corpus"
+    for sub in ("markets", "social"):
+        shutil.copytree(SAMPLE / sub, corpus / sub, dirs_exist_ok=True)
+    (corpus / "warc").mkdir(parents=True, exist_ok=True)
+    for day in days:
+        add_day(corpus, day)
+    return corpus
+
+
+def add_day(corpus: Path, day) -> Path:
+    (source,) = SAMPLE.joinpath("warc").glob(f"CC-NEWS-{day:%Y%m%d}*.warc.gz")
+    return Path(shutil.copy2(source, corpus / "warc" / source.name))

@@ -18,7 +18,7 @@ import polars as pl
 
 from pastcast.curate.dedup import DedupConfig, DedupCounts, dedup_chunk
 from pastcast.curate.dedup_index import DedupIndex
-from pastcast.io import merge_parquet, write_parquet
+from pastcast.io import locked, merge_parquet, write_parquet
 from pastcast.schemas import ARTICLES, DROPS, empty
 
 
@@ -50,6 +50,16 @@ def article_files(inputs: Sequence[str | Path]) -> list[Path]:
 def dedup_files(inputs: Sequence[str | Path], out: str | Path, state: str | Path | None = None,
                 config: DedupConfig = DedupConfig(),
                 on_progress: Callable[[dict], None] | None = None) -> DedupRun:
+    """Deduplicate the article files ``inputs`` into ``out`` (against the index in ``state``
+    when given; concurrent runs on one state take turns)."""
+    if state is None:
+        return _dedup_files(inputs, out, None, config, on_progress)
+    with locked(Path(f"{Path(state)}.lock")):
+        return _dedup_files(inputs, out, state, config, on_progress)
+
+
+def _dedup_files(inputs: Sequence[str | Path], out: str | Path, state: str | Path | None,
+                 config: DedupConfig, on_progress: Callable[[dict], None] | None) -> DedupRun:
     started = time.monotonic()
     out = Path(out)
     files = article_files(inputs)

@@ -12,6 +12,7 @@ skip on the next run (an interrupted run resumes). The parts are then merged, st
 from __future__ import annotations
 
 import ctypes
+import multiprocessing
 import os
 import shutil
 import time
@@ -158,16 +159,19 @@ def ingest_paths(paths: Iterable[str | Path], out: str | Path, **kwargs) -> Inge
 def ingest_inputs(inputs: Sequence[str], out: str | Path, workers: int | None = None,
                   config: ExtractConfig = ExtractConfig(), base_url: str | None = None,
                   spool_dir: str | Path | None = None,
-                  on_progress: Callable[[dict], None] | None = None) -> IngestResult:
+                  on_progress: Callable[[dict], None] | None = None, merge: bool = True) -> IngestResult:
     """Ingest WARC paths, globs, URLs or ``*.paths.gz`` listings into ``out``.
 
     Finished files are skipped (before any download); remote files are downloaded one ahead
-    of the file being processed and deleted once ingested.
+    of the file being processed and deleted once ingested. ``merge=False`` leaves each file's
+    parts under ``out/parts`` for ``merge_parts`` (a caller grouping files, e.g. by day).
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     items = expand_inputs(inputs, base_url)
     workers = max(1, workers or os.cpu_count() or 1)
+    if multiprocessing.current_process().daemon:  # e.g. a Dask worker: it may not start processes
+        workers = 1
     started = time.monotonic()
     result = IngestResult(out / "articles.parquet", out / "drops.parquet", files=len(items))
     state = {"files_done": 0, "files": len(items), "records": 0, "articles": 0, "last": 0.0}
@@ -199,18 +203,35 @@ def ingest_inputs(inputs: Sequence[str], out: str | Path, workers: int | None = 
             release(path, item)
             state["files_done"] += 1
     result.records = state["records"]
-    _merge(out, [part_dir(out, item) for item in items], result)
+    if merge:
+        result.articles, result.drops_by_reason = merge_parts(out, items, result.articles_path,
+                                                              result.drops_path)
     result.seconds = time.monotonic() - started
     if on_progress:
         on_progress({**state, "seconds": result.seconds})
     return result
 
 
-def _merge(out: Path, targets: list[Path], result: IngestResult) -> None:
-    """Stream every part into the two output tables (atomically, through temp files)."""
+def merge_parts(out: Path, items: Sequence[Input], articles_path: Path,
+                drops_path: Path) -> tuple[int, dict[str, int]]:
+    """Stream the finished parts of ``items`` into two tables (atomically, through temp files);
+    returns (articles, drops by reason)."""
+    targets = [part_dir(out, item) for item in items]
+    unfinished = [str(t) for t in targets if not (t / DONE).is_file()]
+    if unfinished:
+        raise RuntimeError(f"cannot merge unfinished ingest parts: {', '.join(unfinished)}")
     article_parts = [str(p) for t in targets for p in sorted(t.glob("articles-*.parquet"))]
-    drop_parts = [str(t / "drops.parquet") for t in targets]
-    merge_parquet(article_parts, result.articles_path, empty(ARTICLES))
-    merge_parquet(drop_parts, result.drops_path, empty(DROPS))
-    result.articles = pl.scan_parquet(result.articles_path).select(pl.len()).collect().item()
-    result.drops_by_reason = counts_by_reason(pl.read_parquet(result.drops_path, columns=["stage", "reason"]))
+    merge_parquet(article_parts, articles_path, empty(ARTICLES))
+    merge_parquet([str(t / "drops.parquet") for t in targets], drops_path, empty(DROPS))
+    articles = pl.scan_parquet(articles_path).select(pl.len()).collect().item()
+    return articles, counts_by_reason(pl.read_parquet(drops_path, columns=["stage", "reason"]))
+
+
+def records_in(out: Path, items: Sequence[Input]) -> int:
+    """Records read from the finished files among ``items``."""
+    total = 0
+    for item in items:
+        done = part_dir(out, item) / DONE
+        if done.is_file():
+            total += int(done.read_text().split()[0])
+    return total

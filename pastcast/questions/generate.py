@@ -55,21 +55,25 @@ def _days(articles: pl.DataFrame, days: Iterable[date] | None) -> pl.Series:
 
 
 def generate_questions(articles: pl.DataFrame, generator: str = "extractive", *,
-                       days: Iterable[date] | None = None, horizon_days: int = 28,
-                       window_start: date | None = None, llm_settings=None, llm_config=None,
-                       progress: Callable[[int, int], None] | None = None) -> GenerationRun:
-    """Candidate questions from the articles of ``days`` (all when None)."""
+                       days: Iterable[date] | None = None, article_ids: set[str] | None = None,
+                       horizon_days: int = 28, window_start: date | None = None, llm_settings=None,
+                       llm_config=None, progress: Callable[[int, int], None] | None = None) -> GenerationRun:
+    """Candidate questions from the articles published on ``days``, or from ``article_ids``
+    (e.g. a crawl day's arrivals), or from all of them; the others give background only."""
     if generator not in GENERATORS:
         raise ValueError(f"unknown generator {generator!r}; use one of {GENERATORS}")
     days = sorted(set(days)) if days is not None else None
-    chosen = _days(articles, days)
+    if article_ids is not None:
+        chosen = articles["article_id"].is_in(list(article_ids))
+    else:
+        chosen = _days(articles, days)
     n = int(chosen.sum())
     if window_start is None and articles.height:
         window_start = articles["published_at"].min().date() if articles["published_at"].min() else None
     if generator == "extractive":
         config = GenerateConfig(horizon_days=horizon_days, window_start=window_start)
         # only these days' articles are read for outcomes; every article may give background
-        only = set(articles.filter(chosen)["article_id"]) if days is not None else None
+        only = set(articles.filter(chosen)["article_id"]) if days is not None or article_ids is not None else None
         questions, drops = generate_extractive(articles, config, only=only)
         return GenerationRun("extractive", questions, drops, n, settings={"horizon_days": horizon_days})
     from pastcast.questions.llm_generate import LLMGenerateConfig, generate_llm

@@ -1,0 +1,260 @@
+"""The news stages by crawl day, so a new day is built without touching the others.
+
+Each WARC file belongs to one day: the time stamp in its CC-NEWS file name
+(``CC-NEWS-20260105074000-00000.warc.gz`` is 2026-01-05, UTC), else the WARC-Date of its first
+record. A day's files are ingested, then deduplicated against every day built before it (a
+persistent index; concurrent days take turns), then turned into candidate questions. Per day,
+under the working folder::
+
+    news/day=YYYY-MM-DD/ingest/{articles,drops}.parquet   extracted and dated articles
+    news/day=YYYY-MM-DD/dedup/{articles,drops}.parquet    the day's first copies
+    news/day=YYYY-MM-DD/reports/{ingest,dedup}.json       counts, for the stage checks
+    dedup_state/                                          the index of every day's articles
+
+``gather_articles`` then joins the built days into the one ``articles`` table the question
+filter and the snapshot read. When an earlier copy of a story arrives on a later day (a
+backfill of older days), the later day's dedup drops the copy kept before; gathering leaves
+it out, so the earliest copy wins whatever order the days were built in.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import date, datetime, timezone
+from pathlib import Path
+
+import polars as pl
+
+from pastcast.curate.dedup import DedupConfig
+from pastcast.curate.dedup_files import dedup_files
+from pastcast.curate.extract import ExtractConfig
+from pastcast.curate.ingest import ingest_inputs, merge_parts, records_in
+from pastcast.io import merge_parquet, write_json
+from pastcast.schemas import ARTICLES, DROPS, empty
+from pastcast.sources.remote import expand_inputs
+
+NEWS = Path("news")
+DEDUP_STATE = "dedup_state"
+CC_NEWS_NAME = re.compile(r"CC-NEWS-(\d{8})(\d{6})-\d+\.(?:warc|arc)(?:\.gz)?$")
+DAY_FOLDER = re.compile(r"^day=(\d{4}-\d{2}-\d{2})$")
+
+
+def day_dir(work_dir: Path, day: date) -> Path:
+    return Path(work_dir) / NEWS / f"day={day.isoformat()}"
+
+
+def warc_day(path: str | Path) -> date:
+    """The crawl day of a WARC file: its CC-NEWS file-name time stamp, else the WARC-Date of
+    its first record. Raises ValueError naming the file when neither is there."""
+    path = Path(path)
+    match = CC_NEWS_NAME.search(path.name)
+    if match:
+        return datetime.strptime(match.group(1), "%Y%m%d").date()
+    from warcio.archiveiterator import ArchiveIterator
+
+    try:
+        with open(path, "rb") as handle:
+            for record in ArchiveIterator(handle, arc2warc=True):
+                value = record.rec_headers.get_header("WARC-Date")
+                if value:
+                    stamp = datetime.fromisoformat(value.replace("Z", "+00:00"))
+                    if stamp.tzinfo is None:
+                        stamp = stamp.replace(tzinfo=timezone.utc)
+                    return stamp.astimezone(timezone.utc).date()
+    except (OSError, ValueError, EOFError) as exc:
+        raise ValueError(f"{path}: cannot read a WARC-Date to date the file ({type(exc).__name__}: {exc})") from exc
+    except Exception as exc:  # warcio raises its own errors on damaged archives
+        raise ValueError(f"{path}: cannot read a WARC-Date to date the file ({type(exc).__name__}: {exc})") from exc
+    raise ValueError(f"{path}: no CC-NEWS time stamp in the file name and no WARC-Date in its records")
+
+
+@dataclass(frozen=True)
+class DayFiles:
+    by_day: dict[date, list[Path]]
+    undated: dict[str, str] = field(default_factory=dict)  # file -> why its day is unknown
+
+    @classmethod
+    def of(cls, files: Iterable[str | Path]) -> DayFiles:
+        by_day: dict[date, list[Path]] = {}
+        undated = {}
+        for f in sorted(Path(p) for p in files):
+            try:
+                by_day.setdefault(warc_day(f), []).append(f)
+            except ValueError as exc:
+                undated[str(f)] = str(exc)
+        return cls(dict(sorted(by_day.items())), undated)
+
+    def days(self) -> list[date]:
+        return list(self.by_day)
+
+
+def files_digest(files: Iterable[str | Path]) -> str:
+    """Names, sizes and modification times: changes when a file is added, replaced or removed."""
+    h = hashlib.sha256()
+    for f in sorted(Path(p) for p in files):
+        stat = f.stat()
+        h.update(f"{f.name}\t{stat.st_size}\t{stat.st_mtime_ns}\n".encode())
+    return h.hexdigest()[:16]
+
+
+def days_to_build(day_files: DayFiles, built: dict[date, str], before: date) -> list[date]:
+    """Days before ``before`` (a day is complete once it is over) whose files are not yet built,
+    or changed since: ``built`` maps a day to the ``files_digest`` it was built from."""
+    return [d for d, files in day_files.by_day.items()
+            if d < before and built.get(d) != files_digest(files)]
+
+
+def contiguous(days: Iterable[date]) -> list[tuple[date, date]]:
+    """Sorted days as (first, last) runs of consecutive days."""
+    runs: list[list[date]] = []
+    for d in sorted(set(days)):
+        if runs and (d - runs[-1][1]).days == 1:
+            runs[-1][1] = d
+        else:
+            runs.append([d, d])
+    return [(a, b) for a, b in runs]
+
+
+def built_days(work_dir: Path) -> list[date]:
+    """Days whose dedup finished: the partitions a gathered table covers."""
+    folder = Path(work_dir) / NEWS
+    found = []
+    for child in folder.iterdir() if folder.is_dir() else []:
+        match = DAY_FOLDER.match(child.name)
+        if match and (child / "dedup" / "articles.parquet").is_file():
+            found.append(date.fromisoformat(match.group(1)))
+    return sorted(found)
+
+
+def read_day_report(work_dir: Path, day: date, stage: str) -> dict | None:
+    import json
+
+    path = day_dir(work_dir, day) / "reports" / f"{stage}.json"
+    return json.loads(path.read_text()) if path.is_file() else None
+
+
+@dataclass
+class DayCounts:
+    """One stage over one day: what came in, what was kept, drops by reason."""
+
+    stage: str
+    day: date
+    rows_in: int
+    rows_out: int
+    drops: dict[str, int]
+    extra: dict = field(default_factory=dict)
+
+    def save(self, work_dir: Path) -> DayCounts:
+        write_json({"stage": self.stage, "day": self.day.isoformat(), "rows_in": self.rows_in,
+                    "rows_out": self.rows_out, "drops": self.drops, **self.extra},
+                   day_dir(work_dir, self.day) / "reports" / f"{self.stage}.json")
+        return self
+
+
+def ingest_days(day_files: DayFiles, work_dir: Path, days: Iterable[date], workers: int | None = None,
+                config: ExtractConfig = ExtractConfig(),
+                on_progress: Callable[[dict], None] | None = None) -> list[DayCounts]:
+    """Ingest the files of ``days`` in one pool of workers (finished files are skipped on a
+    rerun), then write each day's tables. A day without files gets empty tables."""
+    days = sorted(set(days))
+    work_dir = Path(work_dir)
+    shared = work_dir / "ingest"
+    files = [str(f) for d in days for f in day_files.by_day.get(d, [])]
+    ingest_inputs(files, shared, workers=workers, config=config, on_progress=on_progress, merge=False)
+    out = []
+    for d in days:
+        day_files_ = day_files.by_day.get(d, [])
+        items = expand_inputs([str(f) for f in day_files_])
+        folder = day_dir(work_dir, d) / "ingest"
+        articles, drops = merge_parts(shared, items, folder / "articles.parquet", folder / "drops.parquet")
+        sources = (pl.scan_parquet(folder / "articles.parquet").group_by("date_source").len()
+                   .sort("date_source").collect())
+        out.append(DayCounts("ingest", d, records_in(shared, items), articles, drops, {
+            "warc_files": [f.name for f in day_files_], "files_digest": files_digest(day_files_),
+            "date_sources": dict(sources.iter_rows())}).save(work_dir))
+    return out
+
+
+def dedup_days(work_dir: Path, days: Iterable[date], config: DedupConfig = DedupConfig()) -> list[DayCounts]:
+    """Each day against the index of every day deduplicated before it, in date order; a day
+    built again replays its earlier decisions."""
+    work_dir = Path(work_dir)
+    out = []
+    for d in sorted(set(days)):
+        folder = day_dir(work_dir, d)
+        raw = folder / "ingest" / "articles.parquet"
+        if not raw.is_file():
+            raise FileNotFoundError(f"{raw}: day {d} has not been ingested")
+        run = dedup_files([raw], folder / "dedup", state=work_dir / DEDUP_STATE, config=config)
+        drops = {f"dedup/{reason}": n for reason, n in sorted(run.counts.by_reason.items())}
+        out.append(DayCounts("dedup", d, run.counts.articles, run.counts.kept, drops,
+                             {"indexed_before": run.indexed_before, "indexed_after": run.indexed_after}
+                             ).save(work_dir))
+    return out
+
+
+@dataclass
+class Gathered:
+    days: list[date]
+    articles_path: Path
+    rows_in: int  # first copies over the days
+    rows_out: int
+    displaced: int  # kept on their day, dropped when an earlier copy arrived later
+
+
+def gather_articles(work_dir: Path) -> Gathered:
+    """Every built day's first copies into ``articles.parquet``, less those an earlier copy
+    displaced later, one row per article id."""
+    work_dir = Path(work_dir)
+    days = built_days(work_dir)
+    kept = [str(day_dir(work_dir, d) / "dedup" / "articles.parquet") for d in days]
+    drops = [str(day_dir(work_dir, d) / "dedup" / "drops.parquet") for d in days]
+    path = work_dir / "articles.parquet"
+    if not days:
+        from pastcast.io import write_parquet
+
+        write_parquet(empty(ARTICLES), path)
+        return Gathered([], path, 0, 0, 0)
+    scan = pl.scan_parquet(kept)
+    rows_in = scan.select(pl.len()).collect().item()
+    displaced = pl.scan_parquet(drops, schema=dict(DROPS)).select(pl.col("item_id").alias("article_id")).unique()
+    table = (scan.join(displaced, on="article_id", how="anti")
+             .unique("article_id", keep="first", maintain_order=True))
+    tmp_dir = work_dir / ".gather"
+    tmp_dir.mkdir(exist_ok=True)
+    part = tmp_dir / "articles.parquet"
+    table.sink_parquet(part, compression="zstd")
+    merge_parquet([part], path, empty(ARTICLES))
+    part.unlink(missing_ok=True)
+    rows_out = pl.scan_parquet(path).select(pl.len()).collect().item()
+    return Gathered(days, path, rows_in, rows_out, rows_in - rows_out)
+
+
+def summed(work_dir: Path, days: Iterable[date], stage: str) -> dict:
+    """A stage's counts summed over ``days`` (for the snapshot's stage counts)."""
+    total = {"stage": stage, "rows_in": 0, "rows_out": 0, "drops": {}, "days": 0}
+    for d in days:
+        report = read_day_report(work_dir, d, stage)
+        if report is None:
+            continue
+        total["days"] += 1
+        total["rows_in"] += report["rows_in"]
+        total["rows_out"] += report["rows_out"]
+        for reason, n in report["drops"].items():
+            total["drops"][reason] = total["drops"].get(reason, 0) + n
+    total["drops"] = dict(sorted(total["drops"].items()))
+    return total
+
+
+def drop_files(work_dir: Path, days: Iterable[date]) -> list[Path]:
+    """Every day's ingest and dedup drops, for the snapshot's drops table."""
+    return [p for d in days for p in (day_dir(work_dir, d) / "ingest" / "drops.parquet",
+                                      day_dir(work_dir, d) / "dedup" / "drops.parquet") if p.is_file()]
+
+
+def as_ranges(days: Iterable[date]) -> list[str]:
+    """Days written compactly: ["2026-01-05..2026-01-09", "2026-01-12"]."""
+    return [a.isoformat() if a == b else f"{a.isoformat()}..{b.isoformat()}" for a, b in contiguous(days)]

@@ -1,0 +1,132 @@
+"""Warning checks on the daily stages: is each day covered, and are its drop rates in their
+usual range? "Usual" is learned from the days built before it (median and median absolute
+deviation of up to ``HISTORY_DAYS`` earlier days); until enough history exists, fixed bounds
+apply. These warn, they do not block: a quiet news day is real, a broken crawl looks alike.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from pathlib import Path
+
+from pastcast.daily import built_days, read_day_report
+
+HISTORY_DAYS = 28
+MIN_HISTORY = 5  # earlier days needed before the range is learned
+MAD_WIDTH = 4.0  # robust standard deviations either side of the median
+MIN_SPREAD = 0.05  # never narrower than this either side (rates)
+FIXED_MAX_DROP_RATE = 0.95  # before there is history
+MIN_ROWS = 30  # a day with fewer records (or articles) is too small to judge its drop rate
+MIN_ARTICLE_SHARE = 0.25  # a day with fewer articles than this share of the usual median warns
+STRUCTURAL = {"read/not_response"}  # request and metadata records: not content, not a drop rate
+
+
+@dataclass
+class StageCheck:
+    passed: bool
+    problems: list[str] = field(default_factory=list)
+    per_day: dict[str, dict] = field(default_factory=dict)
+
+
+def usual_range(history: list[float], rows: int | None = None,
+                min_spread: float = MIN_SPREAD) -> tuple[float, float] | None:
+    """(low, high) around the median of ``history``; None when it is too short to learn from.
+    With ``rows`` (the day's size), never narrower than the day's own sampling noise."""
+    if len(history) < MIN_HISTORY:
+        return None
+    median = statistics.median(history)
+    mad = statistics.median(abs(v - median) for v in history) * 1.4826
+    spread = max(MAD_WIDTH * mad, min_spread)
+    if rows:
+        p = min(max(median, 0.02), 0.98)
+        spread = max(spread, MAD_WIDTH * (p * (1 - p) / rows) ** 0.5)
+    return median - spread, median + spread
+
+
+def _rows_and_rate(report: dict) -> tuple[int, float | None]:
+    structural = sum(n for reason, n in report["drops"].items() if reason in STRUCTURAL)
+    seen = report["rows_in"] - structural
+    if seen <= 0:
+        return 0, None
+    return seen, (sum(report["drops"].values()) - structural) / seen
+
+
+def drop_rate(report: dict) -> float | None:
+    """Share of a day's records dropped, structural records aside; None for a day too small."""
+    rows, rate = _rows_and_rate(report)
+    return rate if rows >= MIN_ROWS else None
+
+
+def _history(work_dir: Path, day: date, stage: str, value) -> list[float]:
+    earlier = [d for d in built_days(work_dir) if day - timedelta(days=HISTORY_DAYS) <= d < day]
+    values = []
+    for d in earlier:
+        report = read_day_report(work_dir, d, stage)
+        v = value(report) if report else None
+        if v is not None:
+            values.append(v)
+    return values
+
+
+def drop_rates_in_usual_range(work_dir: Path, days: Iterable[date], stage: str) -> StageCheck:
+    """Each day's drop rate at ``stage`` (ingest or dedup) against the days before it."""
+    check = StageCheck(True)
+    for day in sorted(set(days)):
+        report = read_day_report(work_dir, day, stage)
+        if report is None:
+            continue
+        rows, rate = _rows_and_rate(report)
+        if rate is None or rows < MIN_ROWS:
+            check.per_day[day.isoformat()] = {"rows": rows, "judged": False}
+            continue
+        bounds = usual_range(_history(work_dir, day, stage, drop_rate), rows)
+        low, high = bounds if bounds else (0.0, FIXED_MAX_DROP_RATE)
+        check.per_day[day.isoformat()] = {"rows": rows, "rate": round(rate, 3), "low": round(low, 3),
+                                          "high": round(high, 3), "learned": bounds is not None}
+        if not low <= rate <= high:
+            check.problems.append(f"{day}: {stage} dropped {rate:.0%}, usual {max(low, 0):.0%}..{min(high, 1):.0%}")
+    check.passed = not check.problems
+    return check
+
+
+def _kept(report: dict | None) -> float | None:
+    return float(report["rows_out"]) if report else None
+
+
+def date_coverage(work_dir: Path, days: Iterable[date]) -> StageCheck:
+    """Every day has articles after dedup, not far fewer than usual, and most of them dated from
+    the page (not only from the crawl time)."""
+    check = StageCheck(True)
+    for day in sorted(set(days)):
+        dedup = read_day_report(work_dir, day, "dedup")
+        ingest = read_day_report(work_dir, day, "ingest")
+        if dedup is None or ingest is None:
+            check.problems.append(f"{day}: not built")
+            continue
+        articles = dedup["rows_out"]
+        history = _history(work_dir, day, "dedup", _kept)
+        usual = statistics.median(history) if len(history) >= MIN_HISTORY else None
+        undated = ingest["drops"].get("extract/no_date", 0)
+        dated_share = ingest["rows_out"] / (ingest["rows_out"] + undated) if ingest["rows_out"] + undated else None
+        check.per_day[day.isoformat()] = {"articles": articles, "usual": usual, "warc_files": len(ingest.get("warc_files", [])),
+                                          "dated_share": round(dated_share, 3) if dated_share is not None else None}
+        if articles == 0:
+            check.problems.append(f"{day}: no articles ({len(ingest.get('warc_files', []))} WARC files)")
+        elif usual and articles < MIN_ARTICLE_SHARE * usual:
+            check.problems.append(f"{day}: {articles} articles, usual {usual:.0f}")
+        if dated_share is not None and dated_share < 0.5:
+            check.problems.append(f"{day}: only {dated_share:.0%} of pages carried a publication date")
+    check.passed = not check.problems
+    return check
+
+
+def window_gaps(days: Iterable[date]) -> list[date]:
+    """Days missing between the first and last built day."""
+    days = sorted(set(days))
+    if not days:
+        return []
+    have = set(days)
+    return [days[0] + timedelta(n) for n in range((days[-1] - days[0]).days) if days[0] + timedelta(n) not in have]

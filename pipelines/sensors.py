@@ -1,0 +1,68 @@
+"""Sensors: new WARC files in the landing folder, changed dumps, and each newly published
+snapshot. The decisions are library functions; these only turn them into run requests."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import dagster as dg
+
+from pastcast.daily import DayFiles, contiguous, days_to_build, files_digest, read_day_report
+from pipelines.jobs import build_news_job, evaluate_job, import_dumps_job
+from pipelines.partitions import RANGE_END, RANGE_START
+from pipelines.resources import PastcastStorage
+
+
+def _today() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+@dg.sensor(job=build_news_job, minimum_interval_seconds=300, default_status=dg.DefaultSensorStatus.STOPPED,
+           description="Watches the corpus's warc/ folder (where new CC-NEWS files land) and requests a run "
+                       "for each run of consecutive complete days whose files are new or changed.")
+def new_warc_files(context: dg.SensorEvaluationContext, storage: PastcastStorage):
+    landing = storage.corpus().warc
+    day_files = DayFiles.of(landing)
+    for path, why in day_files.undated.items():
+        context.log.warning(f"{path}: left out, {why}")
+    work = storage.work()
+    built = {d: (read_day_report(work, d, "ingest") or {}).get("files_digest") for d in day_files.by_day}
+    todo = days_to_build(day_files, built, before=_today().date())
+    if not todo:
+        return dg.SkipReason(f"{len(day_files.by_day)} days of WARC files in {storage.corpus_dir}/warc, none new")
+    requests = []
+    for first, last in contiguous(todo):
+        files = [f for d, fs in day_files.by_day.items() if first <= d <= last for f in fs]
+        key = first.isoformat() if first == last else f"{first.isoformat()}..{last.isoformat()}"
+        tags = {RANGE_START: first.isoformat(), RANGE_END: last.isoformat()}
+        requests.append(dg.RunRequest(run_key=f"{key}:{files_digest(files)}", tags=tags))
+    return requests
+
+
+def _dump_files(storage: PastcastStorage) -> list:
+    corpus = storage.corpus()
+    return [*(p for files in corpus.markets.values() for p in files),
+            *(p for files in corpus.social.values() for p in files),
+            *corpus.unknown_markets, *corpus.unknown_social]
+
+
+@dg.sensor(job=import_dumps_job, minimum_interval_seconds=600, default_status=dg.DefaultSensorStatus.STOPPED,
+           description="Watches the corpus's markets/ and social/ folders and re-imports them when a dump "
+                       "is added, replaced or removed.")
+def changed_dumps(context: dg.SensorEvaluationContext, storage: PastcastStorage):
+    files = _dump_files(storage)
+    digest = files_digest(files)
+    if context.cursor == digest:
+        return dg.SkipReason(f"{len(files)} dump files, unchanged")
+    return dg.SensorResult(run_requests=[dg.RunRequest(run_key=digest)], cursor=digest)
+
+
+@dg.asset_sensor(asset_key=dg.AssetKey("latest_snapshot"), job=evaluate_job,
+                 default_status=dg.DefaultSensorStatus.STOPPED,
+                 description="Runs the bundled evaluation on each snapshot version LATEST moves to.")
+def evaluate_new_snapshots(context: dg.SensorEvaluationContext, asset_event: dg.EventLogEntry):
+    metadata = asset_event.asset_materialization.metadata
+    name, version = metadata["name"].value, metadata["version"].value
+    return dg.RunRequest(run_key=f"{name}/{version}", run_config=dg.RunConfig(
+        ops={"evaluation": {"config": {"version": version}}}), tags={"pastcast/snapshot": f"{name}/{version}"})
+

@@ -1,0 +1,248 @@
+"""Orchestration without a daemon: daily partitions built incrementally, the schedule and the
+sensors evaluated in-process with their contexts, blocking checks that keep LATEST in place."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from datetime import date, datetime, timezone
+from pathlib import Path
+
+import dagster as dg
+import polars as pl
+import pytest
+
+from pastcast.daily import day_dir
+from pastcast.schemas import QUESTIONS, frame
+from pastcast.snapshot import latest_version, list_snapshots, read_manifest
+from pipelines.definitions import defs
+from pipelines.partitions import RANGE_END, RANGE_START
+from pipelines.resources import EvaluationSettings, PastcastStorage
+from warcs import SAMPLE, add_day, make_corpus
+
+DAYS = [date(2026, 1, 7), date(2026, 1, 8), date(2026, 1, 9)]
+
+
+def local_defs(root: Path, corpus: Path) -> dg.Definitions:
+    """The project's definitions with storage in ``root`` (as a deployment's env would set)."""
+    storage = PastcastStorage(corpus_dir=str(corpus), work_dir=str(root / "work"),
+                              snapshots_dir=str(root / "snapshots"), snapshot_name="t")
+    return dg.Definitions(assets=defs.assets, asset_checks=defs.asset_checks, jobs=defs.jobs,
+                          schedules=defs.schedules, sensors=defs.sensors,
+                          resources={**defs.resources, "storage": storage,
+                                     "evaluation_settings": EvaluationSettings(runs_dir=str(root / "runs"))})
+
+
+def materializations(instance: dg.DagsterInstance) -> dict[tuple[str, str | None], int]:
+    """(asset, partition) -> how many times it was materialized."""
+    counts: dict[tuple[str, str | None], int] = {}
+    for key in instance.get_asset_keys():
+        result = instance.fetch_materializations(key, limit=10_000)
+        for record in result.records:
+            at = (key.to_user_string(), record.partition_key)
+            counts[at] = counts.get(at, 0) + 1
+    return counts
+
+
+def mtimes(folder: Path) -> dict[str, int]:
+    return {str(p.relative_to(folder)): p.stat().st_mtime_ns for p in folder.rglob("*") if p.is_file()}
+
+
+# -- adding a day ----------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def two_then_three(tmp_path_factory):
+    """Dumps imported; days 1-2 built as one range run; then day 3 alone (as the sensor and the
+    nightly schedule would request it)."""
+    root = tmp_path_factory.mktemp("incremental")
+    corpus = make_corpus(root, DAYS[:2])
+    local = local_defs(root, corpus)
+    with dg.DagsterInstance.ephemeral() as instance:
+        assert local.resolve_job_def("import_dumps").execute_in_process(instance=instance).success
+        news = local.resolve_job_def("build_news")
+        first = news.execute_in_process(instance=instance, tags={RANGE_START: DAYS[0].isoformat(),
+                                                                  RANGE_END: DAYS[1].isoformat()})
+        assert first.success
+        before = {d: mtimes(day_dir(root / "work", d)) for d in DAYS[:2]}
+        after_two = materializations(instance)
+        add_day(corpus, DAYS[2])
+        third = news.execute_in_process(instance=instance, partition_key=DAYS[2].isoformat())
+        assert third.success
+        after = {d: mtimes(day_dir(root / "work", d)) for d in DAYS[:2]}
+        yield root, after_two, materializations(instance), before, after, third
+
+
+def test_adding_a_day_computes_only_that_days_partitions_and_the_snapshot(two_then_three):
+    root, after_two, counts, before, after, third = two_then_three
+    daily = ("articles_raw", "articles", "news_questions")
+    for asset in daily:
+        assert after_two == {**after_two} and after_two[(asset, "2026-01-07")] == 1
+        assert counts[(asset, "2026-01-07")] == 1 and counts[(asset, "2026-01-08")] == 1, asset
+        assert counts[(asset, "2026-01-09")] == 1, asset
+    # the third day's run materialized exactly: its own partitions and the unpartitioned downstream
+    done = {(e.asset_key.to_user_string(), e.partition) for e in third.get_asset_materialization_events()}
+    assert done == {*((a, "2026-01-09") for a in daily), *((a, None) for a in (
+        "article_corpus", "question_candidates", "questions", "snapshot", "latest_snapshot"))}
+    for asset in ("markets", "posts", "market_questions"):  # the dumps did not change
+        assert counts[(asset, None)] == 1, asset
+    assert counts[("questions", None)] == 3  # import_dumps, days 1-2, day 3
+    # the dumps' run had no day of news yet: no snapshot; then one per news run
+    for asset in ("article_corpus", "snapshot", "latest_snapshot"):
+        assert counts[(asset, None)] == 2, asset
+    assert before == after  # not a file of the first two days was rewritten
+
+
+def test_each_snapshot_version_records_its_parent_and_the_days_it_covers(two_then_three):
+    root = two_then_three[0]
+    snapshots = root / "snapshots"
+    assert latest_version(snapshots, "t") == "v2"
+    v1, v2 = read_manifest(snapshots / "t" / "v1"), read_manifest(snapshots / "t" / "v2")
+    assert v1["partitions"] == {"daily": ["2026-01-07..2026-01-08"], "days": 2} and v1["parent_version"] is None
+    assert v2["partitions"] == {"daily": ["2026-01-07..2026-01-09"], "days": 3} and v2["parent_version"] == "v1"
+    assert v2["tables"]["articles"]["rows"] > v1["tables"]["articles"]["rows"]
+    listed = list_snapshots(snapshots)
+    assert listed["published"].all() and listed.filter(pl.col("latest"))["version"].to_list() == ["v2"]
+
+
+def test_the_days_articles_are_deduplicated_against_the_days_before(tmp_path):
+    """The sample's syndicated copies cross days: a day built alone against its predecessors
+    drops the same copies as one build of every day."""
+    from pastcast import pipeline
+
+    corpus = make_corpus(tmp_path, [])
+    days = sorted({date(int(p.name[8:12]), int(p.name[12:14]), int(p.name[14:16]))
+                   for p in SAMPLE.joinpath("warc").glob("CC-NEWS-202602*")})
+    for d in days:
+        add_day(corpus, d)
+    files = sorted((corpus / "warc").iterdir())
+    together, one_by_one = tmp_path / "together", tmp_path / "apart"
+    pipeline.build_news(files, together, days)
+    for d in days:  # as nightly runs would
+        pipeline.build_news(files, one_by_one, [d])
+    a = pl.read_parquet(together / "articles.parquet")["article_id"].sort()
+    b = pl.read_parquet(one_by_one / "articles.parquet")["article_id"].sort()
+    assert a.to_list() == b.to_list() and a.len() < pl.scan_parquet(
+        [str(day_dir(together, d) / "ingest" / "articles.parquet") for d in days]).select(pl.len()).collect().item()
+    # backwards (a backfill of older days after newer ones): the earliest copy still wins
+    backwards = tmp_path / "backwards"
+    for d in reversed(days):
+        pipeline.build_news(files, backwards, [d])
+    c = pl.read_parquet(backwards / "articles.parquet")["article_id"].sort()
+    assert c.to_list() == a.to_list()
+
+
+# -- blocking checks -------------------------------------------------------------------------------
+
+def test_a_planted_leak_fails_the_blocking_check_and_latest_stays(two_then_three, tmp_path):
+    root = two_then_three[0]
+    work = tmp_path / "work"
+    shutil.copytree(root / "work", work)
+    shutil.copytree(root / "snapshots", tmp_path / "snapshots")
+    questions = pl.read_parquet(work / "questions.parquet")
+    leak = frame([{"question_id": "q-planted", "title": "Who will win the Veloria Cup, Port Alder Rovers?",
+                   "background": "", "resolution_criteria": "The winner of the final.", "answer": "Port Alder Rovers",
+                   "answer_aliases": [], "answer_type": "organisation", "candidate_outcomes": [],
+                   "open_date": date(2026, 1, 1), "resolution_date": date(2026, 1, 9),
+                   "original_resolution_date": date(2026, 1, 9), "revision_evidence": [], "source_kind": "news",
+                   "source_ids": ["a1"], "generator": "planted", "category": "sport"}], QUESTIONS)
+    pl.concat([questions, leak]).write_parquet(work / "questions.parquet")
+    storage = PastcastStorage(corpus_dir=str(root / "corpus"), work_dir=str(work),
+                              snapshots_dir=str(tmp_path / "snapshots"), snapshot_name="t")
+    local = dg.Definitions(assets=defs.assets, asset_checks=defs.asset_checks,
+                           resources={**defs.resources, "storage": storage})
+    with dg.DagsterInstance.ephemeral() as instance:
+        result = dg.materialize([*local.assets, *local.asset_checks], selection=["snapshot", "latest_snapshot"],
+                                resources=local.resources, instance=instance, raise_on_error=False)
+    checks = {c.check_name: c for c in result.get_asset_check_evaluations()}
+    assert not checks["no_answer_in_own_text"].passed
+    assert "q-planted" in checks["no_answer_in_own_text"].metadata["examples"].value
+    assert checks["ids_are_unique"].passed and checks["manifest_matches_files"].passed
+    materialized = {e.asset_key.to_user_string() for e in result.get_asset_materialization_events()}
+    assert materialized == {"snapshot"}  # latest_snapshot did not run
+    assert latest_version(tmp_path / "snapshots", "t") == "v2"  # v3 written, not published
+    listed = list_snapshots(tmp_path / "snapshots").filter(pl.col("version") == "v3")
+    assert listed["published"].to_list() == [False] and listed["parent"].to_list() == ["v2"]
+    # forcing the pointer asset alone does not publish either: it checks again
+    with dg.DagsterInstance.ephemeral() as instance:
+        forced = dg.materialize([*local.assets], selection=["latest_snapshot"], resources=local.resources,
+                                instance=instance, raise_on_error=False)
+    assert not forced.success and latest_version(tmp_path / "snapshots", "t") == "v2"
+
+
+# -- the schedule and the sensors, evaluated in-process ------------------------------------------------
+
+def test_the_nightly_schedule_requests_yesterday():
+    schedule = defs.resolve_schedule_def("nightly_rebuild")
+    assert schedule.job_name == "build_news" and schedule.cron_schedule == "0 3 * * *"
+    context = dg.build_schedule_context(scheduled_execution_time=datetime(2026, 3, 2, 3, 0, tzinfo=timezone.utc))
+    (request,) = schedule.evaluate_tick(context).run_requests
+    assert request.partition_key == "2026-03-01"
+
+
+def _sensor_requests(local: dg.Definitions, name: str, cursor: str | None = None, instance=None):
+    sensor = local.resolve_sensor_def(name)
+    with dg.build_sensor_context(cursor=cursor, instance=instance, resources=local.resources,
+                                 definitions=local) as context:
+        return sensor.evaluate_tick(context)
+
+
+def test_the_landing_sensor_requests_runs_for_new_and_changed_days_only(tmp_path, monkeypatch):
+    from pastcast import pipeline
+    import pipelines.sensors as sensors
+
+    corpus = make_corpus(tmp_path, [DAYS[0], DAYS[1], date(2026, 1, 11)])
+    local = local_defs(tmp_path, corpus)
+    monkeypatch.setattr(sensors, "_today", lambda: datetime(2026, 1, 12, 6, tzinfo=timezone.utc))
+
+    first = _sensor_requests(local, "new_warc_files")
+    ranges = sorted((r.tags[RANGE_START], r.tags[RANGE_END]) for r in first.run_requests)
+    assert ranges == [("2026-01-07", "2026-01-08"), ("2026-01-11", "2026-01-11")]  # runs of consecutive days
+    assert all(r.job_name in (None, "build_news") for r in first.run_requests)
+
+    files = sorted((corpus / "warc").iterdir())
+    pipeline.build_news(files, tmp_path / "work", [DAYS[0], DAYS[1], date(2026, 1, 11)])
+    assert _sensor_requests(local, "new_warc_files").skip_message.endswith("none new")
+
+    add_day(corpus, DAYS[2])  # a new day lands
+    (today,) = SAMPLE.joinpath("warc").glob("CC-NEWS-20260112*")  # and today's first file: not complete
+    shutil.copy2(today, corpus / "warc")
+    (request,) = _sensor_requests(local, "new_warc_files").run_requests
+    assert (request.tags[RANGE_START], request.tags[RANGE_END]) == ("2026-01-09", "2026-01-09")
+
+    pipeline.build_news(sorted((corpus / "warc").iterdir()), tmp_path / "work", [DAYS[2]])
+    replaced = next((corpus / "warc").glob("CC-NEWS-20260108*"))
+    os.utime(replaced, ns=(replaced.stat().st_atime_ns, replaced.stat().st_mtime_ns + 10**9))  # a file re-sent
+    (request,) = _sensor_requests(local, "new_warc_files").run_requests
+    assert request.tags[RANGE_START] == request.tags[RANGE_END] == "2026-01-08"
+    assert request.run_key.startswith("2026-01-08:")
+
+
+def test_the_dump_sensor_requests_an_import_only_when_a_dump_changes(tmp_path):
+    corpus = make_corpus(tmp_path, [])
+    local = local_defs(tmp_path, corpus)
+    first = _sensor_requests(local, "changed_dumps")
+    assert len(first.run_requests) == 1 and first.cursor
+    assert _sensor_requests(local, "changed_dumps", cursor=first.cursor).skip_message.endswith("unchanged")
+    shutil.copy2(corpus / "markets" / "manifold.json", corpus / "markets" / "manifold-2.json")
+    again = _sensor_requests(local, "changed_dumps", cursor=first.cursor)
+    assert len(again.run_requests) == 1 and again.cursor != first.cursor
+
+
+def test_each_published_version_is_evaluated_once(two_then_three, tmp_path):
+    root = two_then_three[0]
+    local = local_defs(root, root / "corpus")
+    with dg.DagsterInstance.ephemeral() as instance:
+        instance.report_runless_asset_event(dg.AssetMaterialization(
+            "latest_snapshot", metadata={"name": "t", "version": "v2"}))
+        tick = _sensor_requests(local, "evaluate_new_snapshots", instance=instance)
+        (request,) = tick.run_requests
+        assert request.run_key == "t/v2" and tick.cursor
+        assert request.run_config["ops"]["evaluation"]["config"]["version"] == "v2"
+        assert not _sensor_requests(local, "evaluate_new_snapshots", cursor=tick.cursor, instance=instance).run_requests
+        # the requested run: the evaluation asset replays v3 to the baselines
+        result = local.resolve_job_def("evaluate_snapshot").execute_in_process(
+            instance=instance, run_config=request.run_config)
+    assert result.success
+    meta = result.get_asset_materialization_events()[0].materialization.metadata
+    assert meta["version"].value == "v2" and meta["mean_bss/abstain"].value == 0
+    assert {p.name for p in (root / "runs" / "t-v2").iterdir()} == {"abstain", "retrieval", "market"}
