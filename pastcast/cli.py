@@ -462,17 +462,20 @@ def snapshot() -> None:
 @snapshot.command("list")
 @click.option("--root", default="snapshots", show_default=True, type=click.Path(file_okay=False))
 def snapshot_list(root: str) -> None:
-    """Every snapshot version under ROOT, oldest first; * marks LATEST."""
+    """Every snapshot version under ROOT, oldest first; * marks LATEST, "unpublished" a version
+    whose blocking checks failed (LATEST never pointed at it)."""
     from pastcast.snapshot import list_snapshots
 
     df = list_snapshots(root)
     if df.is_empty():
         console.print(f"no snapshots under {Path(root).resolve()}; run `pastcast demo` first")
         return
-    table = Table("name", "version", "created (UTC)", "window", "articles", "questions", "drops", "path")
+    table = Table("name", "version", "parent", "created (UTC)", "window", "days built", "articles", "questions",
+                  "drops", "path")
     for r in df.iter_rows(named=True):
-        table.add_row(r["name"], r["version"] + (" *" if r["latest"] else ""), r["created_at"],
-                      r["window"], str(r["articles"]), str(r["questions"]), str(r["drops"]), r["path"])
+        status = " *" if r["latest"] else ("" if r["published"] else " unpublished")
+        table.add_row(r["name"], r["version"] + status, r["parent"], r["created_at"], r["window"],
+                      r["partitions"] or "-", str(r["articles"]), str(r["questions"]), str(r["drops"]), r["path"])
     out.print(table)
 
 

@@ -23,7 +23,7 @@ import hashlib
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import date, datetime, timezone
+from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
 import polars as pl
@@ -39,6 +39,7 @@ from pastcast.sources.remote import expand_inputs
 NEWS = Path("news")
 DEDUP_STATE = "dedup_state"
 CC_NEWS_NAME = re.compile(r"CC-NEWS-(\d{8})(\d{6})-\d+\.(?:warc|arc)(?:\.gz)?$")
+FIRST_CRAWL = date(1996, 1, 1)  # the Internet Archive's first crawls: no web archive is older
 DAY_FOLDER = re.compile(r"^day=(\d{4}-\d{2}-\d{2})$")
 
 
@@ -63,7 +64,11 @@ def warc_day(path: str | Path) -> date:
                     stamp = datetime.fromisoformat(value.replace("Z", "+00:00"))
                     if stamp.tzinfo is None:
                         stamp = stamp.replace(tzinfo=timezone.utc)
-                    return stamp.astimezone(timezone.utc).date()
+                    day = stamp.astimezone(timezone.utc).date()
+                    # warcio reads any text line as an ARC header and dates it 2999-12-31
+                    if not FIRST_CRAWL <= day <= datetime.now(timezone.utc).date() + timedelta(days=1):
+                        raise ValueError(f"implausible WARC-Date {value!r} (not a WARC or ARC file?)")
+                    return day
     except (OSError, ValueError, EOFError) as exc:
         raise ValueError(f"{path}: cannot read a WARC-Date to date the file ({type(exc).__name__}: {exc})") from exc
     except Exception as exc:  # warcio raises its own errors on damaged archives

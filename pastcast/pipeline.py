@@ -12,7 +12,7 @@ import json
 import shutil
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 
 import polars as pl
@@ -206,6 +206,7 @@ def window_of(articles: pl.DataFrame) -> tuple[date, date]:
     return days[0], days[1]
 
 
+BACKGROUND_DAYS = 90  # crawl days before a day whose articles may give its questions background
 NEWS_QUESTIONS = Path("questions") / "news"  # one folder per crawl day: day=YYYY-MM-DD
 MARKET_QUESTIONS = Path("questions") / "market"
 
@@ -214,18 +215,19 @@ def generate_news(work_dir: Path, days: list[date] | None = None, generator: str
                   llm_settings=None, llm_config=None, horizon_days: int = 28,
                   progress: Callable[[int, int], None] | None = None) -> StageReport:
     """Candidate questions from the articles that arrived on ``days`` (crawl days; default every
-    built day), one output folder per day, so a day can be rebuilt alone. Articles of the days
-    up to the last one give background (only those published by a question's open date are
-    used). One LLM budget covers the whole call."""
+    built day), one output folder per day, so a day can be rebuilt alone. Articles of the
+    ``BACKGROUND_DAYS`` before them give background (only those published by a question's open
+    date are used), so a day's cost does not grow with the dataset; no question opens before
+    the first built day. One LLM budget covers the whole call."""
     built = daily.built_days(work_dir)
     days = sorted(set(days if days is not None else built))
-    upto = [d for d in built if days and d <= days[-1]]
+    upto = [d for d in built if days and days[0] - timedelta(days=BACKGROUND_DAYS) <= d <= days[-1]]
     frames = [pl.read_parquet(daily.day_dir(work_dir, d) / "dedup" / "articles.parquet")
               .with_columns(pl.lit(d).alias("_day")) for d in upto]
     articles = pl.concat(frames) if frames else empty(ARTICLES).with_columns(pl.lit(None, pl.Date).alias("_day"))
     articles = articles.unique("article_id", keep="first", maintain_order=True)
     chosen = articles.filter(pl.col("_day").is_in(days))
-    window_start = articles["published_at"].min().date() if articles.height else None
+    window_start = built[0] if built else None
     run = generate_questions(articles.drop("_day"), generator, article_ids=set(chosen["article_id"]),
                              window_start=window_start, horizon_days=horizon_days,
                              llm_settings=llm_settings, llm_config=llm_config, progress=progress)

@@ -93,3 +93,23 @@ def test_the_library_never_imports_dagster():
             "print(any(n == 'dagster' or n.startswith('dagster.') for n in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_the_production_instance_config_in_the_readme_loads(tmp_path):
+    """The README's dagster.yaml, less its Postgres storage (dagster-postgres is not installed
+    here), is a valid instance config with the run tag limit and the pool limit it describes."""
+    import dagster as dg
+
+    readme = (ROOT / "README.md").read_text()
+    block = readme.split("`$DAGSTER_HOME/dagster.yaml`:\n\n  ```yaml\n", 1)[1].split("  ```", 1)[0]
+    config = yaml.safe_load("\n".join(line[2:] for line in block.splitlines()))
+    assert config.pop("storage")["postgres"]["postgres_url"] == {"env": "DAGSTER_PG_URL"}
+    (tmp_path / "dagster.yaml").write_text(yaml.safe_dump(config))
+    with dg.DagsterInstance.from_config(str(tmp_path)) as instance:
+        concurrency = instance.get_concurrency_config()
+    assert concurrency.run_queue_config.tag_concurrency_limits == [
+        {"key": "pastcast/llm", "value": "true", "limit": 1}]
+    assert concurrency.pool_config.default_pool_limit == 1
+    from pipelines.jobs import LLM_TAGS, build_news_job
+
+    assert build_news_job.tags == LLM_TAGS == {"pastcast/llm": "true"}  # the tag the limit names
