@@ -68,3 +68,9 @@ bench-questions: venv
 .PHONY: bench-eval
 bench-eval: venv
 	$(BIN)/python bench/eval_replay.py
+
+# Adding one crawl day to a 30-day build vs building every day again, side by side in one run,
+# with a cross-check that the result equals a from-scratch build (see bench/README.md)
+.PHONY: bench-days
+bench-days: venv
+	$(BIN)/python bench/incremental_days.py

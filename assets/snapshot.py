@@ -25,7 +25,8 @@ def snapshot(context: dg.AssetExecutionContext, storage: PastcastStorage):
         context.log.warning("no day of news is built yet, so no snapshot: run build_news for a day")
         return
     folder = pipeline.snapshot(work, snapshots_dir=storage.snapshots_dir, name=storage.snapshot_name,
-                               inputs=storage.corpus().all(), config=storage.model_dump(), publish=False)
+                               inputs=storage.corpus().built_inputs(built_days(work)), config=storage.model_dump(),
+                               publish=False)
     manifest = snapshots.read_manifest(folder)
     yield dg.MaterializeResult(metadata={
         "version": manifest["version"],

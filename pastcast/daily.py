@@ -20,6 +20,7 @@ it out, so the earliest copy wins whatever order the days were built in.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -32,7 +33,7 @@ from pastcast.curate.dedup import DedupConfig
 from pastcast.curate.dedup_files import dedup_files
 from pastcast.curate.extract import ExtractConfig
 from pastcast.curate.ingest import ingest_inputs, merge_parts, records_in
-from pastcast.io import merge_parquet, write_json
+from pastcast.io import sink_parquet, write_json, write_parquet
 from pastcast.schemas import ARTICLES, DROPS, empty
 from pastcast.sources.remote import expand_inputs
 
@@ -135,8 +136,6 @@ def built_days(work_dir: Path) -> list[date]:
 
 
 def read_day_report(work_dir: Path, day: date, stage: str) -> dict | None:
-    import json
-
     path = day_dir(work_dir, day) / "reports" / f"{stage}.json"
     return json.loads(path.read_text()) if path.is_file() else None
 
@@ -171,14 +170,14 @@ def ingest_days(day_files: DayFiles, work_dir: Path, days: Iterable[date], worke
     ingest_inputs(files, shared, workers=workers, config=config, on_progress=on_progress, merge=False)
     out = []
     for d in days:
-        day_files_ = day_files.by_day.get(d, [])
-        items = expand_inputs([str(f) for f in day_files_])
+        files_of_day = day_files.by_day.get(d, [])
+        items = expand_inputs([str(f) for f in files_of_day])
         folder = day_dir(work_dir, d) / "ingest"
         articles, drops = merge_parts(shared, items, folder / "articles.parquet", folder / "drops.parquet")
         sources = (pl.scan_parquet(folder / "articles.parquet").group_by("date_source").len()
                    .sort("date_source").collect())
         out.append(DayCounts("ingest", d, records_in(shared, items), articles, drops, {
-            "warc_files": [f.name for f in day_files_], "files_digest": files_digest(day_files_),
+            "warc_files": [f.name for f in files_of_day], "files_digest": files_digest(files_of_day),
             "date_sources": dict(sources.iter_rows())}).save(work_dir))
     return out
 
@@ -219,8 +218,6 @@ def gather_articles(work_dir: Path) -> Gathered:
     drops = [str(day_dir(work_dir, d) / "dedup" / "drops.parquet") for d in days]
     path = work_dir / "articles.parquet"
     if not days:
-        from pastcast.io import write_parquet
-
         write_parquet(empty(ARTICLES), path)
         return Gathered([], path, 0, 0, 0)
     scan = pl.scan_parquet(kept)
@@ -228,12 +225,7 @@ def gather_articles(work_dir: Path) -> Gathered:
     displaced = pl.scan_parquet(drops, schema=dict(DROPS)).select(pl.col("item_id").alias("article_id")).unique()
     table = (scan.join(displaced, on="article_id", how="anti")
              .unique("article_id", keep="first", maintain_order=True))
-    tmp_dir = work_dir / ".gather"
-    tmp_dir.mkdir(exist_ok=True)
-    part = tmp_dir / "articles.parquet"
-    table.sink_parquet(part, compression="zstd")
-    merge_parquet([part], path, empty(ARTICLES))
-    part.unlink(missing_ok=True)
+    sink_parquet(table, path)
     rows_out = pl.scan_parquet(path).select(pl.len()).collect().item()
     return Gathered(days, path, rows_in, rows_out, rows_in - rows_out)
 

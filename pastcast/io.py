@@ -48,10 +48,15 @@ def merge_parquet(parts: list[str | Path], path: str | Path, empty: pl.DataFrame
     schema) is written when there are no parts."""
     if not parts:
         return write_parquet(empty, path)
+    return sink_parquet(pl.scan_parquet([str(p) for p in parts]), path)
+
+
+def sink_parquet(frame: pl.LazyFrame, path: str | Path) -> Path:
+    """Stream a lazy query into a Parquet file, atomically (through a temp file beside it)."""
     path = Path(path)
     tmp = _temp_beside(path)
     try:
-        pl.scan_parquet([str(p) for p in parts]).sink_parquet(tmp, compression="zstd")
+        frame.sink_parquet(tmp, compression="zstd")
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
@@ -104,6 +109,25 @@ def sha256_file(path: str | Path, chunk: int = 1 << 20) -> str:
         while block := fh.read(chunk):
             digest.update(block)
     return digest.hexdigest()
+
+
+def file_digests(paths: list[str | Path], cache_path: str | Path) -> list[dict]:
+    """{file, bytes, sha256} of each path, each file hashed once: digests are kept in
+    ``cache_path`` (JSON) by name, size and modification time, so a nightly snapshot does not
+    read every gigabyte of the corpus again."""
+    cache_path = Path(cache_path)
+    cache = json.loads(cache_path.read_text()) if cache_path.is_file() else {}
+    out, changed = [], False
+    for p in map(Path, paths):
+        stat = p.stat()
+        key = f"{p.resolve()}|{stat.st_size}|{stat.st_mtime_ns}"
+        if key not in cache:
+            cache[key] = sha256_file(p)
+            changed = True
+        out.append({"file": p.name, "bytes": stat.st_size, "sha256": cache[key]})
+    if changed:
+        write_json(cache, cache_path)
+    return out
 
 
 def stable_id(*parts: str, length: int = 16) -> str:

@@ -25,7 +25,7 @@ from pastcast.curate.ingest import ingest_paths
 from pastcast.drops import counts_by_reason, drops_frame
 from pastcast.evaluate.index import open_or_build
 from pastcast.imports import ImportResult, formats_in, run_markets, run_social
-from pastcast.io import copy_file, write_json, write_parquet, write_text
+from pastcast.io import copy_file, file_digests, write_json, write_parquet, write_text
 from pastcast.questions.audit import render_audit
 from pastcast.questions.filter import FilterConfig, filter_questions
 from pastcast.questions.generate import GenerationRun, generate_questions, write_generation
@@ -79,10 +79,16 @@ class CorpusFiles:
         social, unknown_social = formats_in(root / "social", SOCIAL_FORMATS)
         return cls(warc, markets, social, unknown_markets, unknown_social)
 
-    def all(self) -> list[Path]:
-        return [*self.warc, *(p for files in self.markets.values() for p in files),
-                *(p for files in self.social.values() for p in files),
-                *self.unknown_markets, *self.unknown_social]
+    def dumps(self) -> list[Path]:
+        return [*(p for files in self.markets.values() for p in files),
+                *(p for files in self.social.values() for p in files), *self.unknown_markets, *self.unknown_social]
+
+    def built_inputs(self, days: list[date]) -> list[Path]:
+        """The inputs a snapshot of ``days`` was made from: those days' WARC files (not files
+        still landing for days not built) and every dump."""
+        wanted = set(days)
+        warc = [f for d, files in daily.DayFiles.of(self.warc).by_day.items() if d in wanted for f in files]
+        return [*warc, *self.dumps()]
 
 
 def _table(work_dir: Path, name: str, schema) -> pl.DataFrame:
@@ -356,7 +362,8 @@ def snapshot(work_dir: Path, snapshots_dir: Path, name: str, inputs: list[Path],
     audit = work_dir / "audit.md"
     files = {"audit.md": audit.read_text(encoding="utf-8")} if audit.is_file() else {}
     partitions = {"daily": daily.as_ranges(days), "days": len(days)}
-    folder = write_snapshot(tables, snapshots_dir, name, window_of(articles), inputs=inputs,
+    digests = file_digests(inputs, work_dir / "input_digests.json")
+    folder = write_snapshot(tables, snapshots_dir, name, window_of(articles), inputs=digests,
                             stage_counts=reports, config=config, files=files, publish=publish,
                             extra={"llm": _llm_usage(work_dir), "partitions": partitions})
     write_json({"name": name, "version": folder.name, "folder": str(folder.resolve())}, work_dir / PENDING)
@@ -400,4 +407,4 @@ def run_all(corpus_dir: str | Path, work_dir: str | Path, snapshots_dir: str | P
         report = step()
         if on_stage:
             on_stage(report)
-    return snapshot(work, Path(snapshots_dir), name, files.all(), publish=publish)
+    return snapshot(work, Path(snapshots_dir), name, files.built_inputs(daily.built_days(work)), publish=publish)

@@ -68,12 +68,13 @@ def resolve(path_or_ref: str | Path, root: str | Path = "snapshots") -> Path:
 
 
 def write_snapshot(tables: dict[str, pl.DataFrame], root: str | Path, name: str,
-                   window: tuple[date, date], inputs: list[str | Path] = (),
+                   window: tuple[date, date], inputs: list[str | Path | dict] = (),
                    stage_counts: dict | None = None, config: dict | None = None,
                    extra: dict | None = None, files: dict[str, str] | None = None,
                    publish: bool = True) -> Path:
     """Write a new version of snapshot ``name`` and (``publish``) move ``LATEST`` to it; return
-    its folder. ``files`` are text files stored beside the tables (e.g. the filter's
+    its folder. ``inputs`` are paths (hashed here) or their ``{file, bytes, sha256}`` already
+    known. ``files`` are text files stored beside the tables (e.g. the filter's
     ``audit.md``), hashed in the manifest like them. The parent is the version LATEST points
     at: an unpublished version is nobody's parent."""
     unknown = set(tables) - set(TABLES)
@@ -103,8 +104,8 @@ def write_snapshot(tables: dict[str, pl.DataFrame], root: str | Path, name: str,
             "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "code_version": code_version(),
             "config": config or {},
-            "inputs": [{"file": Path(p).name, "bytes": Path(p).stat().st_size,
-                        "sha256": sha256_file(p)} for p in inputs],
+            "inputs": [p if isinstance(p, dict) else {"file": Path(p).name, "bytes": Path(p).stat().st_size,
+                                                      "sha256": sha256_file(p)} for p in inputs],
             "tables": table_info,
             "files": file_info,
             "stage_counts": stage_counts or {},

@@ -39,18 +39,11 @@ def new_warc_files(context: dg.SensorEvaluationContext, storage: PastcastStorage
     return requests
 
 
-def _dump_files(storage: PastcastStorage) -> list:
-    corpus = storage.corpus()
-    return [*(p for files in corpus.markets.values() for p in files),
-            *(p for files in corpus.social.values() for p in files),
-            *corpus.unknown_markets, *corpus.unknown_social]
-
-
 @dg.sensor(job=import_dumps_job, minimum_interval_seconds=600, default_status=dg.DefaultSensorStatus.STOPPED,
            description="Watches the corpus's markets/ and social/ folders and re-imports them when a dump "
                        "is added, replaced or removed.")
 def changed_dumps(context: dg.SensorEvaluationContext, storage: PastcastStorage):
-    files = _dump_files(storage)
+    files = storage.corpus().dumps()
     digest = files_digest(files)
     if context.cursor == digest:
         return dg.SkipReason(f"{len(files)} dump files, unchanged")

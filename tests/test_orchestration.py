@@ -100,6 +100,10 @@ def test_each_snapshot_version_records_its_parent_and_the_days_it_covers(two_the
     assert v1["partitions"] == {"daily": ["2026-01-07..2026-01-08"], "days": 2} and v1["parent_version"] is None
     assert v2["partitions"] == {"daily": ["2026-01-07..2026-01-09"], "days": 3} and v2["parent_version"] == "v1"
     assert v2["tables"]["articles"]["rows"] > v1["tables"]["articles"]["rows"]
+    # the inputs are the built days' WARC files and the dumps, each with its sha256
+    warc = lambda m: sorted(i["file"] for i in m["inputs"] if ".warc" in i["file"])  # noqa: E731
+    assert warc(v1) == ["CC-NEWS-20260107042000-00001.warc.gz", "CC-NEWS-20260108121000-00002.warc.gz"]
+    assert len(warc(v2)) == 3 and len(v2["inputs"]) == 5 and all(len(i["sha256"]) == 64 for i in v2["inputs"])
     listed = list_snapshots(snapshots)
     assert listed["published"].all() and listed.filter(pl.col("latest"))["version"].to_list() == ["v2"]
 

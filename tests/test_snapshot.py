@@ -1,4 +1,5 @@
 from datetime import date
+from pathlib import Path
 
 import polars as pl
 import pytest
@@ -60,3 +61,26 @@ def test_outputs_get_the_usual_file_permissions(tmp_path):
     os.umask(mask)
     path = write_text("hello", tmp_path / "f.txt")
     assert path.stat().st_mode & 0o777 == 0o666 & ~mask  # not mkstemp's owner-only 0600
+
+
+def test_input_digests_are_computed_once_per_file_version(tmp_path, monkeypatch):
+    """A nightly snapshot lists every input's sha256 without reading the corpus again."""
+    import os
+
+    from pastcast import io
+
+    files = [tmp_path / "a.warc.gz", tmp_path / "b.json"]
+    for i, f in enumerate(files):
+        f.write_bytes(b"x" * (i + 1))
+    calls = []
+    real = io.sha256_file
+    monkeypatch.setattr(io, "sha256_file", lambda p: calls.append(Path(p).name) or real(p))
+    cache = tmp_path / "work" / "input_digests.json"
+    first = io.file_digests(files, cache)
+    assert first == [{"file": "a.warc.gz", "bytes": 1, "sha256": real(files[0])},
+                     {"file": "b.json", "bytes": 2, "sha256": real(files[1])}]
+    assert io.file_digests(files, cache) == first and calls == ["a.warc.gz", "b.json"]
+    files[1].write_bytes(b"yy!")  # replaced: hashed again
+    os.utime(files[1], ns=(files[1].stat().st_atime_ns, files[1].stat().st_mtime_ns + 10**9))
+    assert io.file_digests(files, cache)[1]["sha256"] == real(files[1]) and calls[-1] == "b.json"
+    assert len(calls) == 3
