@@ -337,6 +337,7 @@ def _llm_usage(work_dir: Path) -> dict:
     return total
 
 
+UNPARTITIONED_STAGES = ("markets", "social", "generate", "filter")  # their drops: work/drops/<stage>.parquet
 PENDING = "snapshot.json"  # the version the last snapshot stage wrote, for the checks
 
 
@@ -347,7 +348,9 @@ def snapshot(work_dir: Path, snapshots_dir: Path, name: str, inputs: list[Path],
     once the blocking checks pass); the new folder is noted in ``work_dir/snapshot.json``."""
     articles = _table(work_dir, "articles", ARTICLES)
     days = daily.built_days(work_dir)
-    drop_files = [*daily.drop_files(work_dir, days), *sorted((work_dir / "drops").glob("*.parquet"))]
+    # by name: a folder from before daily partitions also holds whole-build ingest/dedup drops
+    stages = [work_dir / "drops" / f"{stage}.parquet" for stage in UNPARTITIONED_STAGES]
+    drop_files = [*daily.drop_files(work_dir, days), *(p for p in stages if p.is_file())]
     drops = pl.concat([pl.read_parquet(p) for p in drop_files]) if drop_files else drops_frame([])
     tables = {
         "articles": articles,

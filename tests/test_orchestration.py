@@ -250,3 +250,17 @@ def test_each_published_version_is_evaluated_once(two_then_three, tmp_path):
     meta = result.get_asset_materialization_events()[0].materialization.metadata
     assert meta["version"].value == "v2" and meta["mean_bss/abstain"].value == 0
     assert {p.name for p in (root / "runs" / "t-v2").iterdir()} == {"abstain", "retrieval", "market"}
+
+
+def test_a_working_folder_from_before_daily_partitions_does_not_double_its_drops(two_then_three, tmp_path):
+    """Whole-build ingest/dedup drops left in work/drops by an older version are not counted
+    again beside the days' own."""
+    from pastcast import pipeline
+
+    root = two_then_three[0]
+    work = tmp_path / "work"
+    shutil.copytree(root / "work", work)
+    stale = pl.read_parquet(day_dir(work, DAYS[0]) / "ingest" / "drops.parquet")
+    stale.write_parquet(work / "drops" / "ingest.parquet")
+    folder = pipeline.snapshot(work, tmp_path / "snapshots", "t", [], publish=False)
+    assert read_manifest(folder)["drops_by_reason"] == read_manifest(root / "snapshots" / "t" / "v2")["drops_by_reason"]
