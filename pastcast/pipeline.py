@@ -23,7 +23,7 @@ from pastcast.curate.dedup import deduplicate
 from pastcast.curate.extract import ExtractConfig
 from pastcast.curate.ingest import ingest_paths
 from pastcast.drops import counts_by_reason, drops_frame
-from pastcast.evaluate.index import open_or_build
+from pastcast.evaluate.index import update_or_build
 from pastcast.imports import ImportResult, formats_in, run_markets, run_social
 from pastcast.io import copy_file, file_digests, write_json, write_parquet, write_text
 from pastcast.questions.audit import render_audit
@@ -302,7 +302,7 @@ def filter_questions_stage(work_dir: Path, config: FilterConfig | None = None, j
     if articles.height and config.validate.window_start is None and config.validate.window_end is None:
         start, end = window_of(articles)
         config = replace(config, validate=replace(config.validate, window_start=start, window_end=end))
-    index = open_or_build(work_dir) if articles.height else None
+    index = update_or_build(work_dir) if articles.height else None
     try:
         run = filter_questions(candidates, articles, config, index=index, judge=judge, llm_settings=llm_settings)
     finally:

@@ -139,3 +139,44 @@ def test_build_accepts_lazy_frames(tmp_path, corpus):
     assert len(ArticleIndex.open(tmp_path / "ix")) == len(corpus)
     with pytest.raises(FileNotFoundError):
         ArticleIndex.open(tmp_path / "nowhere")
+
+
+def _news(n: int, start: int = 0, day: int = 1) -> pl.DataFrame:
+    words = ["harbour", "election", "budget", "cup", "rail", "mayor", "strike", "festival", "bridge", "court"]
+    rows = [{"article_id": f"a{i:04d}", "title": f"{words[i % 10]} {words[(i * 3) % 10]} news {i}",
+             "text": " ".join(words[(i + j) % 10] for j in range(i % 7 + 5)) + f" story {i}",
+             "published_at": datetime(2026, 1, day, 8, tzinfo=timezone.utc) + timedelta(hours=i % 24)}
+            for i in range(start, start + n)]
+    return pl.DataFrame(rows, schema={"article_id": pl.String, "title": pl.String, "text": pl.String,
+                                      "published_at": pl.Datetime("us", "UTC")})
+
+
+def _results(index: ArticleIndex) -> list:
+    """Hits and scores per query and day; hits of equal score in id order (their order in the
+    index, unlike their scores, depends on how it was built)."""
+    return [sorted(((h.article_id, round(h.score, 5)) for h in index.search(q, date(2026, 1, d), k=8, snippets=False)),
+                   key=lambda hit: (-hit[1], hit[0]))
+            for q in ("harbour election", "budget court", "cup festival story", "rail strike") for d in (1, 2, 3)]
+
+
+def test_a_working_index_adds_a_new_days_articles_and_scores_like_a_fresh_one(tmp_path):
+    from pastcast.evaluate.index import update_or_build
+
+    day1, day2 = _news(40, 0, day=1), _news(25, 40, day=2)
+    day1.write_parquet(tmp_path / "articles.parquet")
+    first = update_or_build(tmp_path)
+    assert len(first) == 40 and first.meta["updated"] is None  # built whole
+    pl.concat([day1, day2]).write_parquet(tmp_path / "articles.parquet")
+    second = update_or_build(tmp_path)
+    assert len(second) == 65 and second.meta["updated"] == {"added": 25}
+    fresh = ArticleIndex.build(pl.concat([day1, day2]), tmp_path / "fresh")
+    assert _results(second) == _results(fresh) and any(_results(fresh))
+    assert update_or_build(tmp_path).meta == second.meta  # current: nothing to do
+    # an article that went (or changed) makes it rebuild whole, to score like a fresh index
+    pl.concat([day1.slice(1), day2]).write_parquet(tmp_path / "articles.parquet")
+    third = update_or_build(tmp_path)
+    assert len(third) == 64 and third.meta["updated"] is None
+    assert _results(third) == _results(ArticleIndex.build(pl.concat([day1.slice(1), day2]), tmp_path / "fresh2"))
+    # an update interrupted before its commit leaves no meta: the next call rebuilds
+    (tmp_path / "index" / "pastcast_index.json").unlink()
+    assert len(update_or_build(tmp_path)) == 64

@@ -31,6 +31,7 @@ import polars as pl
 import tantivy
 from tantivy import FieldType, Occur, Query
 
+from pastcast.io import locked, write_parquet
 from pastcast.snapshot import MANIFEST, read_manifest
 
 INDEX_FORMAT = 1  # bump when the schema or analyzer changes; stale indexes get rebuilt
@@ -94,6 +95,16 @@ def _batches(articles: pl.DataFrame | pl.LazyFrame) -> Iterator[pl.DataFrame]:
     yield from lf.collect_batches(chunk_size=_BATCH_ROWS)
 
 
+def _add(writer, articles: pl.DataFrame | pl.LazyFrame) -> int:
+    n = 0
+    for batch in _batches(articles):
+        for aid, title, text, published in batch.iter_rows():
+            writer.add_document(tantivy.Document(article_id=aid, title=title or "", text=text or "",
+                                                 published_at=published.astimezone(timezone.utc)))
+            n += 1
+    return n
+
+
 class ArticleIndex:
     def __init__(self, index: tantivy.Index, path: Path):
         self._index = index
@@ -110,16 +121,7 @@ class ArticleIndex:
         path.mkdir(parents=True, exist_ok=True)
         index = tantivy.Index(_schema(), path=str(path), reuse=False)
         writer = index.writer(heap_size=128_000_000)
-        n = 0
-        for batch in _batches(articles):
-            for aid, title, text, published in batch.iter_rows():
-                writer.add_document(
-                    tantivy.Document(
-                        article_id=aid, title=title or "", text=text or "",
-                        published_at=published.astimezone(timezone.utc),
-                    )
-                )
-                n += 1
+        n = _add(writer, articles)
         writer.commit()
         writer.wait_merging_threads()
         (path / META_FILE).write_text(json.dumps({"format": INDEX_FORMAT, "documents": n, **(meta or {})}))
@@ -289,3 +291,50 @@ def open_or_build(snapshot_dir: str | os.PathLike, cache_dir: str | os.PathLike 
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return ArticleIndex.open(target)
+
+
+INDEXED = "indexed.parquet"  # beside an updatable index: each document's id and content key
+
+
+def _keys(articles: pl.LazyFrame) -> pl.LazyFrame:
+    """(article_id, key): the key changes when anything indexed about the article does."""
+    return (articles.filter(pl.col("published_at").is_not_null())
+            .select("article_id", pl.struct("title", "text", "published_at").hash().alias("key")))
+
+
+def update_or_build(folder: str | os.PathLike) -> ArticleIndex:
+    """The index of ``folder/articles.parquet`` in ``folder/index``, brought up to date by
+    adding only the articles it lacks (a new day's), instead of indexing every article again.
+    Built whole when absent, of another format, or when an indexed article changed or went
+    (rare: a day built again, a copy displaced by an earlier one): tantivy keeps a deleted
+    document in its BM25 statistics until segments merge, and an updated index must score
+    exactly like a fresh one. The index is marked stale before it is touched and current only
+    after the commit, so an interrupted update is rebuilt next time; updates take turns."""
+    folder = Path(folder)
+    target = folder / SEARCHABLE["articles"]
+    with locked(folder / ".index.lock"):
+        fingerprint = _fingerprint(folder)
+        if _is_current(target, fingerprint) and (target / INDEXED).is_file():
+            return ArticleIndex.open(target)
+        articles = pl.scan_parquet(folder / "articles.parquet")
+        new = _keys(articles).collect()
+        meta_file = target / META_FILE
+        meta = json.loads(meta_file.read_text()) if meta_file.is_file() else {}
+        old = pl.read_parquet(target / INDEXED) if (target / INDEXED).is_file() else None
+        gone = old.join(new, on=["article_id", "key"], how="anti").height if old is not None else None
+        if not (_exists(target) and meta.get("format") == INDEX_FORMAT and gone == 0):
+            shutil.rmtree(target, ignore_errors=True)
+            ArticleIndex.build(articles, target, meta={"fingerprint": fingerprint, "updated": None})
+            write_parquet(new, target / INDEXED)
+            return ArticleIndex.open(target)
+        added = new.join(old, on=["article_id", "key"], how="anti").select("article_id")
+        meta_file.unlink()  # stale until committed
+        index = tantivy.Index.open(str(target))
+        writer = index.writer(heap_size=128_000_000)
+        _add(writer, articles.join(added.lazy(), on="article_id", how="semi"))
+        writer.commit()
+        writer.wait_merging_threads()
+        write_parquet(new, target / INDEXED)
+        meta_file.write_text(json.dumps({"format": INDEX_FORMAT, "documents": new.height, "fingerprint": fingerprint,
+                                         "updated": {"added": added.height}}))
+        return ArticleIndex.open(target)
