@@ -14,6 +14,7 @@ from pastcast.snapshot_checks import BLOCKING, CheckOutcome, publish_if_sound
 from pipelines.partitions import TRANSIENT
 from pipelines.resources import PastcastStorage
 
+
 @dg.asset(group_name="snapshot", kinds={"parquet"}, deps=[article_corpus, questions, markets, posts],
           retry_policy=TRANSIENT, output_required=False,
           description="A new immutable snapshot version: every table, the days it covers, its parent (the "
@@ -52,7 +53,7 @@ def _result(outcome: CheckOutcome) -> dg.AssetCheckResult:
 
 
 def _blocking_check(name: str, run) -> dg.AssetChecksDefinition:
-    @dg.asset_check(asset=snapshot, name=name, blocking=True, description=(run.__doc__ or name).strip())
+    @dg.asset_check(asset=snapshot, name=name, blocking=True, description=" ".join((run.__doc__ or name).split()))
     def check(storage: PastcastStorage) -> dg.AssetCheckResult:
         return _result(run(pipeline.pending_snapshot(storage.work())))
 

@@ -133,7 +133,6 @@ def dedup(work_dir: Path) -> StageReport:
          "largest_cluster": int(kept["dup_count"].max() or 0) if kept.height else 0}).save(work_dir)
 
 
-
 def _day_report(stage: str, counts: list[daily.DayCounts], extra: dict | None = None) -> StageReport:
     drops: dict[str, int] = {}
     for c in counts:
@@ -167,10 +166,10 @@ def gather_news(work_dir: Path) -> StageReport:
         total = daily.summed(work_dir, gathered.days, stage)
         StageReport(stage, total["rows_in"], total["rows_out"], total["drops"], {},
                     {"days": total["days"]}).save(work_dir)
-    return StageReport("articles", gathered.rows_in, gathered.rows_out,
-                       {"dedup/displaced_by_earlier_copy": gathered.displaced} if gathered.displaced else {},
-                       {"articles": str(gathered.articles_path)},
-                       {"days": len(gathered.days), "partitions": daily.as_ranges(gathered.days)}).save(work_dir)
+    # copies superseded by an earlier copy built later are already dedup drops of that later day
+    return StageReport("articles", gathered.rows_in, gathered.rows_out, {}, {"articles": str(gathered.articles_path)},
+                       {"days": len(gathered.days), "partitions": daily.as_ranges(gathered.days),
+                        "superseded": gathered.displaced}).save(work_dir)
 
 
 def _records_in_out(result: ImportResult) -> tuple[int, int]:

@@ -9,7 +9,7 @@ import dagster as dg
 
 from pastcast.daily import DayFiles, contiguous, days_to_build, files_digest, read_day_report
 from pipelines.jobs import build_news_job, evaluate_job, import_dumps_job
-from pipelines.partitions import RANGE_END, RANGE_START
+from pipelines.partitions import DAILY, RANGE_END, RANGE_START
 from pipelines.resources import PastcastStorage
 
 
@@ -28,6 +28,11 @@ def new_warc_files(context: dg.SensorEvaluationContext, storage: PastcastStorage
     work = storage.work()
     built = {d: (read_day_report(work, d, "ingest") or {}).get("files_digest") for d in day_files.by_day}
     todo = days_to_build(day_files, built, before=_today().date())
+    early = [d for d in todo if d < DAILY.start.date()]
+    if early:
+        context.log.warning(f"{len(early)} days of files before the first partition ({DAILY.start.date()}), "
+                            f"left out: {', '.join(map(str, early[:5]))}; set PASTCAST_START_DATE to include them")
+        todo = [d for d in todo if d >= DAILY.start.date()]
     if not todo:
         return dg.SkipReason(f"{len(day_files.by_day)} days of WARC files in {storage.corpus_dir}/warc, none new")
     requests = []

@@ -198,9 +198,12 @@ def test_the_landing_sensor_requests_runs_for_new_and_changed_days_only(tmp_path
     local = local_defs(tmp_path, corpus)
     monkeypatch.setattr(sensors, "_today", lambda: datetime(2026, 1, 12, 6, tzinfo=timezone.utc))
 
+    early = corpus / "warc" / "CC-NEWS-20150101000000-00000.warc.gz"  # before the first partition
+    shutil.copy2(next((corpus / "warc").glob("CC-NEWS-20260107*")), early)
     first = _sensor_requests(local, "new_warc_files")
     ranges = sorted((r.tags[RANGE_START], r.tags[RANGE_END]) for r in first.run_requests)
     assert ranges == [("2026-01-07", "2026-01-08"), ("2026-01-11", "2026-01-11")]  # runs of consecutive days
+    early.unlink()
     assert all(r.job_name in (None, "build_news") for r in first.run_requests)
 
     files = sorted((corpus / "warc").iterdir())
