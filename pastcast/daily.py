@@ -36,6 +36,7 @@ from pastcast.curate.ingest import ingest_inputs, merge_parts, records_in
 from pastcast.io import sink_parquet, write_json, write_parquet
 from pastcast.schemas import ARTICLES, DROPS, empty
 from pastcast.sources.remote import expand_inputs
+from pastcast.sources.warc import parse_warc_date
 
 NEWS = Path("news")
 DEDUP_STATE = "dedup_state"
@@ -48,6 +49,28 @@ def day_dir(work_dir: Path, day: date) -> Path:
     return Path(work_dir) / NEWS / f"day={day.isoformat()}"
 
 
+def _first_warc_date(path: Path) -> str | None:
+    """The first record's WARC-Date: FastWARC first (gzip, lz4 or plain WARC), then warcio
+    (ARC files; it also names what is wrong with a damaged file)."""
+    from fastwarc.warc import ArchiveIterator as FastIterator
+    from warcio.archiveiterator import ArchiveIterator
+
+    with open(path, "rb") as handle:
+        try:
+            for record in FastIterator(handle, parse_http=False):
+                value = record.headers.get("WARC-Date")
+                if value:
+                    return value
+        except Exception:  # noqa: BLE001 - an ARC file or a damaged one: warcio says which
+            pass
+    with open(path, "rb") as handle:
+        for record in ArchiveIterator(handle, arc2warc=True):
+            value = record.rec_headers.get_header("WARC-Date")
+            if value:
+                return value
+    return None
+
+
 def warc_day(path: str | Path) -> date:
     """The crawl day of a WARC file: its CC-NEWS file-name time stamp, else the WARC-Date of
     its first record. Raises ValueError naming the file when neither is there."""
@@ -55,24 +78,15 @@ def warc_day(path: str | Path) -> date:
     match = CC_NEWS_NAME.search(path.name)
     if match:
         return datetime.strptime(match.group(1), "%Y%m%d").date()
-    from warcio.archiveiterator import ArchiveIterator
-
     try:
-        with open(path, "rb") as handle:
-            for record in ArchiveIterator(handle, arc2warc=True):
-                value = record.rec_headers.get_header("WARC-Date")
-                if value:
-                    stamp = datetime.fromisoformat(value.replace("Z", "+00:00"))
-                    if stamp.tzinfo is None:
-                        stamp = stamp.replace(tzinfo=timezone.utc)
-                    day = stamp.astimezone(timezone.utc).date()
-                    # warcio reads any text line as an ARC header and dates it 2999-12-31
-                    if not FIRST_CRAWL <= day <= datetime.now(timezone.utc).date() + timedelta(days=1):
-                        raise ValueError(f"implausible WARC-Date {value!r} (not a WARC or ARC file?)")
-                    return day
-    except (OSError, ValueError, EOFError) as exc:
-        raise ValueError(f"{path}: cannot read a WARC-Date to date the file ({type(exc).__name__}: {exc})") from exc
-    except Exception as exc:  # warcio raises its own errors on damaged archives
+        value = _first_warc_date(path)
+        if value:
+            day = parse_warc_date(value).date()
+            # warcio reads any text line as an ARC header and dates it 2999-12-31
+            if not FIRST_CRAWL <= day <= datetime.now(timezone.utc).date() + timedelta(days=1):
+                raise ValueError(f"implausible WARC-Date {value!r} (not a WARC or ARC file?)")
+            return day
+    except Exception as exc:  # noqa: BLE001 - warcio raises its own errors on damaged archives
         raise ValueError(f"{path}: cannot read a WARC-Date to date the file ({type(exc).__name__}: {exc})") from exc
     raise ValueError(f"{path}: no CC-NEWS time stamp in the file name and no WARC-Date in its records")
 
