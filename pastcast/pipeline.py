@@ -221,12 +221,13 @@ def generate_news(work_dir: Path, days: list[date] | None = None, generator: str
                   progress: Callable[[int, int], None] | None = None) -> StageReport:
     """Candidate questions from the articles that arrived on ``days`` (crawl days; default every
     built day), one output folder per day, so a day can be rebuilt alone. Articles of the
-    ``BACKGROUND_DAYS`` before them give background (only those published by a question's open
-    date are used), so a day's cost does not grow with the dataset; no question opens before
-    the first built day. One LLM budget covers the whole call."""
+    ``BACKGROUND_DAYS`` before them give the extractive generator background (only those
+    published by a question's open date are used), so a day's cost does not grow with the
+    dataset; no question opens before the first built day. One LLM budget covers the whole call."""
     built = daily.built_days(work_dir)
     days = sorted(set(days if days is not None else built))
-    upto = [d for d in built if days and days[0] - timedelta(days=BACKGROUND_DAYS) <= d <= days[-1]]
+    lookback = BACKGROUND_DAYS if generator == "extractive" else 0  # the LLM reads the article alone
+    upto = [d for d in built if days and days[0] - timedelta(days=lookback) <= d <= days[-1]]
     frames = [pl.read_parquet(daily.day_dir(work_dir, d) / "dedup" / "articles.parquet")
               .with_columns(pl.lit(d).alias("_day")) for d in upto]
     articles = pl.concat(frames) if frames else empty(ARTICLES).with_columns(pl.lit(None, pl.Date).alias("_day"))
