@@ -113,11 +113,14 @@ def date_coverage(work_dir: Path, days: Iterable[date]) -> StageCheck:
         dated_share = ingest["rows_out"] / (ingest["rows_out"] + undated) if ingest["rows_out"] + undated else None
         check.per_day[day.isoformat()] = {"articles": articles, "usual": usual, "warc_files": len(ingest.get("warc_files", [])),
                                           "dated_share": round(dated_share, 3) if dated_share is not None else None}
-        if articles == 0:
+        if articles == 0 and ingest["rows_out"]:
+            check.problems.append(f"{day}: no new articles (its {ingest['rows_out']} were copies of earlier ones)")
+        elif articles == 0:
             check.problems.append(f"{day}: no articles ({len(ingest.get('warc_files', []))} WARC files)")
         elif usual and articles < MIN_ARTICLE_SHARE * usual:
             check.problems.append(f"{day}: {articles} articles, usual {usual:.0f}")
-        if dated_share is not None and dated_share < 0.5:
+        pages = ingest["rows_out"] + undated
+        if dated_share is not None and pages >= MIN_ROWS and dated_share < 0.5:
             check.problems.append(f"{day}: only {dated_share:.0%} of pages carried a publication date")
     check.passed = not check.problems
     return check
