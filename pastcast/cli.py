@@ -61,9 +61,18 @@ def demo(snapshots_dir: str) -> None:
 @click.option("--snapshots", "snapshots_dir", default="snapshots", show_default=True,
               type=click.Path(file_okay=False))
 @click.option("--name", default="sample", show_default=True, help="Snapshot name.")
-def build(corpus_dir: str, work_dir: str, snapshots_dir: str, name: str) -> None:
+@click.option("--days", default=None, metavar="FIRST..LAST",
+              help="Crawl days to build (e.g. 2026-04-01..2026-06-30, or one day); days built before are "
+                   "kept. Default: every day of the corpus.")
+def build(corpus_dir: str, work_dir: str, snapshots_dir: str, name: str, days: str | None) -> None:
     """Build a snapshot from a corpus folder without Dagster (same stages as the assets)."""
     from pastcast import pipeline
+    from pastcast.daily import parse_days
+
+    try:
+        chosen = parse_days(days) if days else None
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--days") from exc
 
     def report(r: pipeline.StageReport) -> None:
         drops = ", ".join(f"{k}={v}" for k, v in r.drops.items()) or "none"
@@ -73,7 +82,7 @@ def build(corpus_dir: str, work_dir: str, snapshots_dir: str, name: str) -> None
 
     with _progress() as bar:
         folder = pipeline.run_all(corpus_dir, work_dir, snapshots_dir, name, on_stage=report,
-                                  on_progress=_ingest_progress(bar), publish=False)
+                                  on_progress=_ingest_progress(bar), publish=False, days=chosen)
     if not _print_checks(publish_if_sound(folder)):
         console.print(f"[red]{folder}: blocking checks failed; LATEST not moved[/]")
         raise SystemExit(1)

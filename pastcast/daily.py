@@ -268,6 +268,18 @@ def drop_files(work_dir: Path, days: Iterable[date]) -> list[Path]:
                                       day_dir(work_dir, d) / "dedup" / "drops.parquet") if p.is_file()]
 
 
+def parse_days(text: str) -> list[date]:
+    """"2026-03-01..2026-03-31" (inclusive) or one day "2026-03-05" as a list of days."""
+    first, _, last = text.partition("..")
+    try:
+        a, b = date.fromisoformat(first.strip()), date.fromisoformat((last or first).strip())
+    except ValueError as exc:
+        raise ValueError(f"days {text!r}: expected YYYY-MM-DD or YYYY-MM-DD..YYYY-MM-DD") from exc
+    if b < a:
+        raise ValueError(f"days {text!r}: the last day is before the first")
+    return [a + timedelta(days=n) for n in range((b - a).days + 1)]
+
+
 def as_ranges(days: Iterable[date]) -> list[str]:
     """Days written compactly: ["2026-01-05..2026-01-09", "2026-01-12"]."""
     return [a.isoformat() if a == b else f"{a.isoformat()}..{b.isoformat()}" for a, b in contiguous(days)]

@@ -396,16 +396,20 @@ def build_news(files: list[Path], work: Path, days: list[date] | None = None,
 
 def run_all(corpus_dir: str | Path, work_dir: str | Path, snapshots_dir: str | Path,
             name: str, on_stage: Callable[[StageReport], None] | None = None,
-            on_progress: Callable[[dict], None] | None = None, publish: bool = True) -> Path:
-    """Every stage in order, without Dagster, over every crawl day of the corpus; returns the
-    new snapshot folder (LATEST moved to it when ``publish``; see ``snapshot_checks.publish_if_sound``
-    to move it only when the blocking checks pass)."""
+            on_progress: Callable[[dict], None] | None = None, publish: bool = True,
+            days: list[date] | None = None) -> Path:
+    """Every stage in order, without Dagster; returns the new snapshot folder (LATEST moved to it
+    when ``publish``; see ``snapshot_checks.publish_if_sound`` to move it only when the blocking
+    checks pass). ``days`` (crawl days) builds only those days' news and questions, keeping the
+    days built before (a new window); by default every day of the corpus is built again."""
     files = CorpusFiles.discover(corpus_dir)
     work = Path(work_dir)
-    build_news(files.warc, work, on_stage=on_stage, on_progress=on_progress)
+    build_news(files.warc, work, days=days, on_stage=on_stage, on_progress=on_progress)
+    questions = ((lambda: generate(work)) if days is None else
+                 (lambda: (generate_news(work, days), generate_markets(work), gather_candidates(work))[-1]))
     steps = [lambda: import_markets(files.markets, work, files.unknown_markets),
              lambda: import_posts(files.social, work, files.unknown_social),
-             lambda: generate(work), lambda: filter_questions_stage(work)]
+             questions, lambda: filter_questions_stage(work)]
     for step in steps:
         report = step()
         if on_stage:

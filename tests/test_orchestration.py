@@ -267,3 +267,30 @@ def test_a_working_folder_from_before_daily_partitions_does_not_double_its_drops
     stale.write_parquet(work / "drops" / "ingest.parquet")
     folder = pipeline.snapshot(work, tmp_path / "snapshots", "t", [], publish=False)
     assert read_manifest(folder)["drops_by_reason"] == read_manifest(root / "snapshots" / "t" / "v2")["drops_by_reason"]
+
+
+def test_a_new_window_built_from_the_cli_matches_one_build_of_both(tmp_path):
+    from click.testing import CliRunner
+
+    from pastcast.cli import main as cli
+
+    def build(work: str, *days: str) -> None:
+        args = ["build", "--corpus", str(SAMPLE), "--work", str(tmp_path / work), "--snapshots", str(tmp_path / work / "s")]
+        for window in days:
+            result = CliRunner().invoke(cli, [*args, "--days", window])
+            assert result.exit_code == 0, result.output
+        if not days:
+            assert CliRunner().invoke(cli, args).exit_code == 0
+
+    build("windows", "2026-01-05..2026-02-15", "2026-02-16..2026-04-02")
+    build("once")
+    folders = {w: tmp_path / w / "s" / "sample" for w in ("windows", "once")}
+    v2 = read_manifest(folders["windows"] / "v2")
+    assert v2["parent_version"] == "v1" and v2["partitions"]["daily"] == ["2026-01-05..2026-04-02"]
+    assert read_manifest(folders["windows"] / "v1")["partitions"]["daily"] == ["2026-01-05..2026-02-15"]
+    for table, key in (("articles", "article_id"), ("questions", "question_id")):
+        ids = {w: sorted(pl.read_parquet(f / ("v2" if w == "windows" else "v1") / f"{table}.parquet")[key])
+               for w, f in folders.items()}
+        assert ids["windows"] == ids["once"] and ids["once"], table
+    bad = CliRunner().invoke(cli, ["build", "--corpus", str(SAMPLE), "--work", str(tmp_path / "x"), "--days", "2026-03-05..2026-03-01"])
+    assert bad.exit_code == 2 and "before the first" in bad.output
