@@ -152,11 +152,23 @@ def _news(n: int, start: int = 0, day: int = 1) -> pl.DataFrame:
 
 
 def _results(index: ArticleIndex) -> list:
-    """Hits and scores per query and day; hits of equal score in id order (their order in the
-    index, unlike their scores, depends on how it was built)."""
-    return [sorted(((h.article_id, round(h.score, 5)) for h in index.search(q, date(2026, 1, d), k=8, snippets=False)),
-                   key=lambda hit: (-hit[1], hit[0]))
+    return [[(h.article_id, round(h.score, 5)) for h in index.search(q, date(2026, 1, d), k=8, snippets=False)]
             for q in ("harbour election", "budget court", "cup festival story", "rail strike") for d in (1, 2, 3)]
+
+
+def test_equally_scored_articles_are_cut_and_ordered_by_id_whatever_the_index_layout(tmp_path):
+    ids = [f"t{n:03d}" for n in range(60)]
+    random.Random(7).shuffle(ids)
+    same = pl.DataFrame({"article_id": ids, "title": ["Harbour strike"] * 60, "text": ["Dockers strike at the harbour."] * 60,
+                         "published_at": [datetime(2026, 1, 1, tzinfo=timezone.utc)] * 60},
+                        schema={"article_id": pl.String, "title": pl.String, "text": pl.String,
+                                "published_at": pl.Datetime("us", "UTC")})
+    a = ArticleIndex.build(same, tmp_path / "a")
+    b = ArticleIndex.build(same.reverse(), tmp_path / "b")  # another order, another layout
+    for index in (a, b):
+        hits = index.search("harbour strike", date(2026, 1, 2), k=5, snippets=False)
+        assert [h.article_id for h in hits] == ["t000", "t001", "t002", "t003", "t004"]
+        assert len({h.score for h in hits}) == 1
 
 
 def test_a_working_index_adds_a_new_days_articles_and_scores_like_a_fresh_one(tmp_path):

@@ -95,6 +95,24 @@ def _batches(articles: pl.DataFrame | pl.LazyFrame) -> Iterator[pl.DataFrame]:
     yield from lf.collect_batches(chunk_size=_BATCH_ROWS)
 
 
+def _top(searcher, query, k: int) -> list[tuple[float, object, object]]:
+    """The ``k`` best (score, address, document), best first, equal scores in article-id order:
+    which of several equally scored documents make the cut must not depend on how the index
+    was laid out (tantivy orders ties by segment and address, which differ between builds)."""
+    limit = 2 * k
+    while True:
+        hits = searcher.search(query, limit=limit, count=False).hits
+        if len(hits) < limit or hits[k - 1][0] > hits[-1][0]:
+            break  # every document tied with the k-th is in hand
+        limit *= 4
+    if len(hits) > k:
+        boundary = hits[k - 1][0]
+        hits = [h for h in hits if h[0] >= boundary]
+    docs = [(score, address, searcher.doc(address)) for score, address in hits]
+    docs.sort(key=lambda d: (-d[0], d[2].get_first("article_id")))
+    return docs[:k]
+
+
 def _add(writer, articles: pl.DataFrame | pl.LazyFrame) -> int:
     n = 0
     for batch in _batches(articles):
@@ -178,23 +196,22 @@ class ArticleIndex:
         searcher = self._index.searcher()
         q = self._gated_query(terms, as_of)
         selective = self._selective(searcher, terms)
-        result = None
+        found = None
         if selective != terms:  # the frequent terms only slow the gated search down ...
             pruned = self._gated_query(selective, as_of)
-            result = searcher.search(pruned, limit=k, count=False)
-            if len(result.hits) == k:
+            found = _top(searcher, pruned, k)
+            if len(found) == k:
                 q = pruned
             else:  # ... unless the others find fewer than k: then every term counts
-                result = None
-        if result is None:
-            result = searcher.search(q, limit=k, count=False)
+                found = None
+        if found is None:
+            found = _top(searcher, q, k)
         generator = None
         if snippets:
             generator = tantivy.SnippetGenerator.create(searcher, q, self._schema, "text")
             generator.set_max_num_chars(SNIPPET_CHARS)
         hits = []
-        for score, address in result.hits:
-            doc = searcher.doc(address)
+        for score, address, doc in found:
             text = doc.get_first("text") or ""
             fragment = generator.snippet_from_doc(doc).fragment() if generator else ""
             snippet = fragment or text[:SNIPPET_CHARS]
