@@ -236,7 +236,8 @@ def gather_articles(work_dir: Path) -> Gathered:
         return Gathered([], path, 0, 0, 0)
     scan = pl.scan_parquet(kept)
     rows_in = scan.select(pl.len()).collect().item()
-    displaced = pl.scan_parquet(drops, schema=dict(DROPS)).select(pl.col("item_id").alias("article_id")).unique()
+    displaced = (pl.scan_parquet(drops, schema=dict(DROPS)).filter(pl.col("reason") == "superseded")
+                 .select(pl.col("item_id").alias("article_id")).unique())
     table = scan.join(displaced, on="article_id", how="anti")
     ids = table.select("article_id").collect()
     if ids["article_id"].is_duplicated().any():  # never expected; guarded without holding the texts
