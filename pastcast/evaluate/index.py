@@ -334,7 +334,7 @@ def update_or_build(folder: str | os.PathLike) -> ArticleIndex:
         if _is_current(target, fingerprint) and (target / INDEXED).is_file():
             return ArticleIndex.open(target)
         articles = pl.scan_parquet(folder / "articles.parquet")
-        new = _keys(articles).collect()
+        new = _keys(articles).collect(engine="streaming")  # ids and hashes only, texts streamed
         meta_file = target / META_FILE
         meta = json.loads(meta_file.read_text()) if meta_file.is_file() else {}
         old = pl.read_parquet(target / INDEXED) if (target / INDEXED).is_file() else None
