@@ -52,7 +52,7 @@ def articles(context: dg.AssetExecutionContext, storage: PastcastStorage) -> dg.
                                  warning(COVERAGE, stage_checks.date_coverage(work, days))])
 
 
-@dg.asset(group_name="news", kinds={"parquet", "tantivy"}, deps=[articles], retry_policy=TRANSIENT,
+@dg.asset(group_name="news", kinds={"parquet"}, deps=[articles], retry_policy=TRANSIENT,
           description="Every built day's articles in one table (copies displaced by an earlier copy "
                       "that arrived later left out), the input of the question filter and the snapshot.")
 @bad_input_is_final

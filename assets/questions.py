@@ -50,7 +50,7 @@ def question_candidates(storage: PastcastStorage) -> dg.MaterializeResult:
     return materialized(pipeline.gather_candidates(storage.work()))
 
 
-@dg.asset(group_name="questions", kinds={"parquet"}, deps=[question_candidates, article_corpus],
+@dg.asset(group_name="questions", kinds={"parquet", "tantivy"}, deps=[question_candidates, article_corpus],
           pool=llm_pool(), retry_policy=TRANSIENT,
           description="Questions that pass the filter: validation, no answer in their own or another "
                       "question's text, duplicates merged, resolution dates moved to the first article "
