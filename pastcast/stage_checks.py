@@ -60,8 +60,8 @@ def drop_rate(report: dict) -> float | None:
     return rate if rows >= MIN_ROWS else None
 
 
-def _history(work_dir: Path, day: date, stage: str, value) -> list[float]:
-    earlier = [d for d in built_days(work_dir) if day - timedelta(days=HISTORY_DAYS) <= d < day]
+def _history(work_dir: Path, built: list[date], day: date, stage: str, value) -> list[float]:
+    earlier = [d for d in built if day - timedelta(days=HISTORY_DAYS) <= d < day]
     values = []
     for d in earlier:
         report = read_day_report(work_dir, d, stage)
@@ -73,7 +73,7 @@ def _history(work_dir: Path, day: date, stage: str, value) -> list[float]:
 
 def drop_rates_in_usual_range(work_dir: Path, days: Iterable[date], stage: str) -> StageCheck:
     """Each day's drop rate at ``stage`` (ingest or dedup) against the days before it."""
-    check = StageCheck(True)
+    check, built = StageCheck(True), built_days(work_dir)
     for day in sorted(set(days)):
         report = read_day_report(work_dir, day, stage)
         if report is None:
@@ -82,7 +82,7 @@ def drop_rates_in_usual_range(work_dir: Path, days: Iterable[date], stage: str) 
         if rate is None or rows < MIN_ROWS:
             check.per_day[day.isoformat()] = {"rows": rows, "judged": False}
             continue
-        bounds = usual_range(_history(work_dir, day, stage, drop_rate), rows)
+        bounds = usual_range(_history(work_dir, built, day, stage, drop_rate), rows)
         low, high = bounds if bounds else (0.0, FIXED_MAX_DROP_RATE)
         check.per_day[day.isoformat()] = {"rows": rows, "rate": round(rate, 3), "low": round(low, 3),
                                           "high": round(high, 3), "learned": bounds is not None}
@@ -99,7 +99,7 @@ def _kept(report: dict | None) -> float | None:
 def date_coverage(work_dir: Path, days: Iterable[date]) -> StageCheck:
     """Every day has articles after dedup, not far fewer than usual, and most of them dated from
     the page (not only from the crawl time)."""
-    check = StageCheck(True)
+    check, built = StageCheck(True), built_days(work_dir)
     for day in sorted(set(days)):
         dedup = read_day_report(work_dir, day, "dedup")
         ingest = read_day_report(work_dir, day, "ingest")
@@ -107,7 +107,7 @@ def date_coverage(work_dir: Path, days: Iterable[date]) -> StageCheck:
             check.problems.append(f"{day}: not built")
             continue
         articles = dedup["rows_out"]
-        history = _history(work_dir, day, "dedup", _kept)
+        history = _history(work_dir, built, day, "dedup", _kept)
         usual = statistics.median(history) if len(history) >= MIN_HISTORY else None
         undated = ingest["drops"].get("extract/no_date", 0)
         dated_share = ingest["rows_out"] / (ingest["rows_out"] + undated) if ingest["rows_out"] + undated else None
