@@ -32,15 +32,23 @@ def _temp_beside(path: Path) -> Path:
     return Path(tmp)
 
 
-def write_parquet(df: pl.DataFrame, path: str | Path) -> Path:
+@contextlib.contextmanager
+def _atomic(path: str | Path):
+    """A temp file beside ``path`` to write; renamed onto ``path`` when the block ends
+    normally, removed otherwise: readers see the old file or the whole new one."""
     path = Path(path)
     tmp = _temp_beside(path)
     try:
-        df.write_parquet(tmp, compression="zstd", statistics=True)
+        yield tmp
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
-    return path
+
+
+def write_parquet(df: pl.DataFrame, path: str | Path) -> Path:
+    with _atomic(path) as tmp:
+        df.write_parquet(tmp, compression="zstd", statistics=True)
+    return Path(path)
 
 
 def merge_parquet(parts: list[str | Path], path: str | Path, empty: pl.DataFrame) -> Path:
@@ -52,37 +60,22 @@ def merge_parquet(parts: list[str | Path], path: str | Path, empty: pl.DataFrame
 
 
 def sink_parquet(frame: pl.LazyFrame, path: str | Path) -> Path:
-    """Stream a lazy query into a Parquet file, atomically (through a temp file beside it)."""
-    path = Path(path)
-    tmp = _temp_beside(path)
-    try:
+    """Stream a lazy query into a Parquet file, atomically."""
+    with _atomic(path) as tmp:
         frame.sink_parquet(tmp, compression="zstd")
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-    return path
+    return Path(path)
 
 
 def copy_file(source: str | Path, path: str | Path) -> Path:
-    path = Path(path)
-    tmp = _temp_beside(path)
-    try:
+    with _atomic(path) as tmp:
         shutil.copyfile(source, tmp)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-    return path
+    return Path(path)
 
 
 def write_text(text: str, path: str | Path) -> Path:
-    path = Path(path)
-    tmp = _temp_beside(path)
-    try:
+    with _atomic(path) as tmp:
         tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-    return path
+    return Path(path)
 
 
 def write_json(obj, path: str | Path) -> Path:

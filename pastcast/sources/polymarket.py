@@ -65,6 +65,8 @@ from pastcast.sources.market_rows import BINARY, market_row
 
 PLATFORM = "polymarket"
 WON = 0.99  # a final price this close to 1 is a payout, not a trading price
+
+
 def read_polymarket(paths: Sequence[Path]) -> Imported:
     """Gamma events/markets and CLOB price histories; tables ``markets`` and ``market_prices``."""
     imported = Imported()
