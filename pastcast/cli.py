@@ -14,6 +14,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from pastcast.curate.drop_policy import MIN_WORD_UNITS
+
 console = Console(stderr=True)
 out = Console()
 if not out.is_terminal:  # piped or captured: do not squeeze tables to 80 columns
@@ -130,9 +132,15 @@ def _ingest_progress(bar: Progress):
                    "once ingested.")
 @click.option("--language", "languages", multiple=True,
               help="Keep only articles in this language (ISO 639-1, repeatable).")
-@click.option("--min-words", default=60, show_default=True, help="Shorter pages are dropped.")
+@click.option("--min-words", default=MIN_WORD_UNITS, show_default=True,
+              help="Pages whose main text is shorter are dropped (too_short). Counted in word "
+                   "units: words, and each Chinese or Japanese character as one.")
+@click.option("--max-age-days", type=click.IntRange(min=0), default=None,
+              help="Drop pages dated more than this many days before their crawl (too_old). "
+                   "Default: keep them with their true date (archive pages are background).")
 def ingest(inputs: tuple[str, ...], out_dir: str, workers: int, base_url: str | None,
-           spool_dir: str | None, languages: tuple[str, ...], min_words: int) -> None:
+           spool_dir: str | None, languages: tuple[str, ...], min_words: int,
+           max_age_days: int | None) -> None:
     """Read WARC files into dated articles.
 
     \b
@@ -148,7 +156,7 @@ def ingest(inputs: tuple[str, ...], out_dir: str, workers: int, base_url: str | 
     from pastcast.curate.extract import ExtractConfig
     from pastcast.curate.ingest import ingest_inputs
 
-    config = ExtractConfig(min_words=min_words, languages=languages)
+    config = ExtractConfig(min_words=min_words, languages=languages, max_age_days=max_age_days)
     try:
         with _progress() as bar:
             result = ingest_inputs(list(inputs), out_dir, workers=workers or None, config=config,
@@ -383,7 +391,8 @@ def questions_generate(articles_dir: str, out_dir: str, generator: str, model: s
               help="Shortest forecasting window (open date to resolution date), also after a revision.")
 @click.option("--max-answer-words", type=int, default=6, show_default=True)
 @click.option("--answer-types", default=None,
-              help="Comma-separated allow-list of answer types (default: every type the generators write).")
+              help="Comma-separated allow-list of answer types, any spelling (organization = "
+                   "organisation; default: every type; see pastcast.text.answer_types).")
 @click.option("--judge", is_flag=True, help="Confirm early-report evidence with an LLM judge (else the lexical rule decides).")
 @click.option("--too-easy", is_flag=True, help="Drop questions a model answers from the news before they open.")
 @click.option("--label-noise", is_flag=True, help="Drop questions a model cannot answer even with all the news up to resolution.")
@@ -410,20 +419,22 @@ def questions_filter(questions_file: str, articles_dir: str, out_dir: str, windo
     from pastcast.drops import counts_by_reason
     from pastcast.questions.difficulty import DifficultyConfig
     from pastcast.questions.filter import FilterConfig, filter_questions, write_filter_run
+    from pastcast.curate.window import news_window
     from pastcast.questions.generate import read_articles
     from pastcast.questions.validate import ANSWER_TYPES, ValidateConfig
+    from pastcast.text.answer_types import canonical_types
 
     try:
         qpath = Path(questions_file)
         candidates = _read_questions(qpath / "questions.parquet" if qpath.is_dir() else qpath)
         articles = read_articles(articles_dir)
-        days = articles["published_at"].dt.date()
-        types = frozenset(t.strip() for t in answer_types.split(",")) if answer_types else ANSWER_TYPES
+        window = news_window(articles) or (None, None)
+        types = canonical_types(t for t in answer_types.split(",") if t.strip()) if answer_types else ANSWER_TYPES
         config = FilterConfig(
             validate=ValidateConfig(max_answer_words=max_answer_words, min_window_days=min_window_days,
                                     answer_types=types,
-                                    window_start=window_start.date() if window_start else days.min(),
-                                    window_end=window_end.date() if window_end else days.max()),
+                                    window_start=window_start.date() if window_start else window[0],
+                                    window_end=window_end.date() if window_end else window[1]),
             difficulty=DifficultyConfig(too_easy=too_easy, label_noise=label_noise))
         config = with_(config, revision=with_(config.revision, min_window_days=min_window_days))
         settings, llm_judge = None, None

@@ -22,6 +22,7 @@ from pastcast import daily
 from pastcast.curate.dedup import deduplicate
 from pastcast.curate.extract import ExtractConfig
 from pastcast.curate.ingest import ingest_paths
+from pastcast.curate.window import news_window
 from pastcast.drops import counts_by_reason, drops_frame
 from pastcast.evaluate.index import update_or_build
 from pastcast.imports import ImportResult, formats_in, run_markets, run_social
@@ -204,11 +205,11 @@ def import_posts(files: dict[str, list[Path]], work_dir: Path, unknown: list[Pat
 
 
 def window_of(articles: pl.DataFrame) -> tuple[date, date]:
-    if articles.is_empty():
+    """The days the articles cover as news (archive pages are background: see curate.window)."""
+    window = news_window(articles)
+    if window is None:
         raise ValueError("no dated articles: cannot derive the snapshot's time window")
-    days = articles.select(pl.col("published_at").dt.date().min().alias("a"),
-                           pl.col("published_at").dt.date().max().alias("b")).row(0)
-    return days[0], days[1]
+    return window
 
 
 BACKGROUND_DAYS = 90  # crawl days before a day whose articles may give its questions background

@@ -21,7 +21,11 @@ ARTICLES = {
     "title": pl.String,
     "text": pl.String,
     "language": pl.String,
-    "published_at": UTC_TS,
+    "published_at": UTC_TS,  # the instant the date gate uses
+    # the publisher's own calendar day (what its readers and a question's wording mean), and its
+    # offset from UTC in minutes when the dating signal states one (null: not stated)
+    "published_local_date": pl.Date,
+    "published_utc_offset_minutes": pl.Int32,
     "date_source": pl.String,  # which signal won: jsonld, meta, time, url, htmldate, ...
     "date_confidence": pl.Float64,
     "crawled_at": UTC_TS,  # WARC-Date
@@ -49,7 +53,8 @@ QUESTIONS = {
     "resolution_criteria": pl.String,
     "answer": pl.String,
     "answer_aliases": pl.List(pl.String),
-    "answer_type": pl.String,  # person, organisation, place, number, binary, option, ...
+    "answer_type": pl.String,  # a type of pastcast.text.answer_types: person, organisation, place, ...
+    "answer_type_original": pl.String,  # the label as the generator wrote it, when not a type's own name
     "candidate_outcomes": pl.List(pl.String),  # known options (market questions); may be empty
     "open_date": pl.Date,  # first day it may be asked
     "resolution_date": pl.Date,  # open until the day before; answer revealed from this day

@@ -1,4 +1,4 @@
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 from pastcast.curate.dating import date_page, parse_datetime
 from pastcast.curate.htmltree import parse_html
@@ -66,14 +66,35 @@ def test_parse_datetime_forms():
     assert parse_datetime("yesterday") is None
 
 
-def test_a_date_far_older_than_the_crawl_is_implausible():
+def test_an_archive_page_keeps_its_true_date_unless_an_age_limit_is_asked_for():
     old = page('<meta property="article:published_time" content="2019-05-01T10:00:00Z">',
                body='<time datetime="2026-02-10T10:00:00Z" class="updated">updated</time>')
     got = date_page(old, "https://a.example/news/story", CRAWL)
-    # an archive page: no date, and never the newer "updated" time instead
-    assert got.published_at is None and got.rejected[-1].startswith("too_old:meta:2019-05-01")
+    # years before its crawl, and harmless under the date gate: its true date, not the update
+    assert got.published_at == datetime(2019, 5, 1, 10, 0, tzinfo=timezone.utc)
+    limited = date_page(old, "https://a.example/news/story", CRAWL, max_age=timedelta(days=730))
+    # with a limit: no date, and never the newer "updated" time instead
+    assert limited.published_at is None and limited.rejected[-1].startswith("too_old:meta:2019-05-01")
     recent = page('<meta property="article:published_time" content="2025-05-01T10:00:00Z">')
-    assert date_page(recent, "https://a.example/news/story", CRAWL).source == "meta"
+    assert date_page(recent, "https://a.example/news/story", CRAWL,
+                     max_age=timedelta(days=730)).source == "meta"
+
+
+def test_the_utc_offset_comes_from_the_signal_that_states_it():
+    east = page('<meta property="article:published_time" content="2026-02-14T00:30:00+05:30">')
+    got = date_page(east, "https://a.example/x", CRAWL)
+    assert got.utc_offset == timedelta(hours=5, minutes=30) and got.local_date.isoformat() == "2026-02-14"
+    # a time written in UTC takes the offset of another signal writing the same instant
+    both = page('<script type="application/ld+json">{"datePublished": "2026-02-13T22:00:00Z"}</script>'
+                '<meta property="article:published_time" content="2026-02-13T17:00:00-05:00">')
+    got = date_page(both, "https://a.example/x", CRAWL)
+    assert got.source == "jsonld" and got.utc_offset == timedelta(hours=-5)
+    assert got.local_date.isoformat() == "2026-02-13"
+    # a day alone, or a UTC time alone, states no offset
+    day_only = page('<meta property="article:published_time" content="2026-02-12">')
+    assert date_page(day_only, "https://a.example/x", CRAWL).utc_offset is None
+    utc_only = page('<meta property="article:published_time" content="2026-02-12T08:00:00Z">')
+    assert date_page(utc_only, "https://a.example/x", CRAWL).utc_offset is None
 
 
 def test_local_date_is_the_day_the_page_states():

@@ -34,6 +34,48 @@ def test_short_pages_and_wrong_language_are_drops():
     assert isinstance(wrong, Drop) and wrong.reason == "wrong_language" and "en" in wrong.detail
 
 
+BRIEF = ("The central bank held its main rate at 4.5 percent on Tuesday, as expected by most "
+         "economists polled last week. It said inflation was easing but remained above target, "
+         "and signalled that cuts were unlikely before the summer. The decision was unanimous.")
+
+
+def test_a_wire_brief_is_an_article_not_too_short():
+    html = article_html("Bank holds rate", BRIEF,
+                        head='<meta property="article:published_time" content="2026-02-10T09:00:00+01:00">')
+    row = page_to_article(make_page(html))
+    assert not isinstance(row, Drop), row
+    assert 40 <= row["word_count"] < 60  # a 50-word brief
+    assert row["published_local_date"].isoformat() == "2026-02-10"
+    assert row["published_utc_offset_minutes"] == 60
+
+
+def test_length_of_chinese_and_japanese_text_is_counted_in_characters():
+    zh = "中国人民银行周二宣布将一年期贷款市场报价利率维持在百分之三点一不变，符合市场预期。" * 3
+    ja = "日本銀行は火曜日、政策金利を据え置くと発表した。市場の予想通りの決定だった。" * 3
+    for text in (zh, ja):
+        html = article_html("标题", text, head='<meta property="article:published_time" content="2026-02-10">')
+        row = page_to_article(make_page(html))
+        assert not isinstance(row, Drop), row
+        assert row["word_count"] >= len(text) * 0.8  # one unit per character, not per space
+
+
+def test_an_archive_page_is_kept_with_its_true_date_unless_limited():
+    html = article_html("Budget", LOREM * 3,
+                        head='<meta property="article:published_time" content="2019-05-01T10:00:00Z">')
+    row = page_to_article(make_page(html, url="https://news.example/budget"))
+    assert not isinstance(row, Drop) and row["published_at"].year == 2019
+    limited = page_to_article(make_page(html, url="https://news.example/budget"),
+                              ExtractConfig(max_age_days=730))
+    assert isinstance(limited, Drop) and limited.reason == "too_old" and "2019-05-01" in limited.detail
+
+
+def test_a_page_dated_only_after_its_crawl_is_dropped():
+    html = article_html("Budget", LOREM * 3,
+                        head='<meta property="article:published_time" content="2026-03-01T10:00:00Z">')
+    row = page_to_article(make_page(html, url="https://news.example/budget"))
+    assert isinstance(row, Drop) and row.reason == "implausible_date"
+
+
 def test_undated_page_is_dropped_with_reason():
     row = page_to_article(make_page(article_html("Budget", LOREM * 3), url="https://news.example/budget"))
     assert isinstance(row, Drop) and row.reason == "no_date"

@@ -44,10 +44,13 @@ def test_validation_rules_each_have_their_reason():
         q("figure", "What will the benchmark rate be in March 2026?", "3.75", answer_type="number"),
     ]
     result = validate(frame(rows, QUESTIONS), WINDOW)
-    assert sorted(result.kept["question_id"]) == ["binary", "figure", "ok"]
+    # an unknown answer type is kept as "other", the label recorded; never a drop for a spelling
+    assert sorted(result.kept["question_id"]) == ["binary", "figure", "ok", "type"]
+    typed = result.kept.filter(pl.col("question_id") == "type").row(0, named=True)
+    assert (typed["answer_type"], typed["answer_type_original"]) == ("other", "colour")
     assert {d.item_id: d.reason for d in result.drops} == {
         "nocrit": "missing_field", "vague": "placeholder_answer", "long": "answer_too_long",
-        "type": "answer_type_not_allowed", "yes": "yes_no_answer", "bare": "bare_number",
+        "yes": "yes_no_answer", "bare": "bare_number",
         "late": "outside_window", "short": "short_window", "statement": "not_a_question",
         "past": "not_about_future"}
     assert all(d.stage == "validate" and d.detail for d in result.drops)

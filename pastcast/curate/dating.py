@@ -4,7 +4,9 @@ Each signal (JSON-LD, <meta>, <time>, the URL, the date written under the headli
 HTTP Last-Modified) offers its first plausible date; the day most of them agree on wins and is
 recorded with its source and a confidence. WARC-Date is an upper bound on publication, with
 one day of slack: a page in a timezone east of UTC may carry a local date ahead of UTC.
-A page whose only dates are implausible gets no date, never the crawl date.
+A page whose only dates are implausible (after its crawl) gets no date, never the crawl date.
+A page dated long before its crawl (an archive page crawled again) keeps its true date: the
+date gate makes it visible from that date on, so it cannot leak; an age limit is an option.
 """
 
 from __future__ import annotations
@@ -22,7 +24,6 @@ from pastcast.curate.datelines import headline_dates, labelled_dates, text_dates
 from pastcast.curate.htmltree import parse_html
 
 SLACK = timedelta(days=1)
-MAX_AGE = timedelta(days=730)  # older than this at crawl time: an archive page, not news
 
 # Confidence of each signal: explicit machine-readable publication times beat inferred ones.
 CONFIDENCE = {
@@ -62,6 +63,7 @@ class PageDate:
     confidence: float
     rejected: tuple[str, ...] = ()  # "source:value" of implausible candidates, for drops
     local_date: date | None = None  # the calendar day as the page states it, in its own offset
+    utc_offset: timedelta | None = None  # the page's offset from UTC, when a signal states one
 
 
 def parse_datetime(value: str) -> datetime | None:
@@ -251,7 +253,7 @@ def _day_attested(tree, url: str, day: date) -> bool:
 
 
 def date_page(tree, url: str, crawled_at: datetime, http_headers: dict[str, str] | None = None,
-              max_age: timedelta = MAX_AGE) -> PageDate:
+              max_age: timedelta | None = None) -> PageDate:
     """The best plausible publication time of a parsed page, or none with the rejects.
 
     Plausible: no later than the crawl plus ``SLACK``. Each signal offers its first plausible
@@ -262,12 +264,14 @@ def date_page(tree, url: str, crawled_at: datetime, http_headers: dict[str, str]
     in the page, htmldate) only run when the signals before them disagree or are missing (they
     could only agree or lose a tie), and htmldate not at all when JSON-LD or <meta> date the
     page (it reads them first, so it would mostly repeat them). HTTP Last-Modified only counts
-    when nothing else dates the page. A winning date older than ``max_age`` before the crawl
-    marks an archive page: no date (rather than a weaker, newer signal such as an "updated"
-    time). ``local_date`` is the day in the page's own offset: a time written in UTC takes the
-    day another signal writes for it (see ``_local_day``).
+    when nothing else dates the page. With ``max_age`` (off by default), a winning date older
+    than that before the crawl gives no date (rather than a weaker, newer signal such as an
+    "updated" time). ``local_date`` is the day in the page's own offset and ``utc_offset`` that
+    offset when a signal states it: a time written in UTC takes the day (and offset) another
+    signal writes for it (see ``_local_day``).
     """
-    ceiling, earliest = crawled_at + SLACK, crawled_at - max_age
+    ceiling = crawled_at + SLACK
+    earliest = crawled_at - max_age if max_age is not None else None
     page = _Elements(tree)
     rejected: list[str] = []
     offers: dict[str, tuple[datetime, str]] = {}  # signal -> its first plausible date, trust order
@@ -305,32 +309,39 @@ def date_page(tree, url: str, crawled_at: datetime, http_headers: dict[str, str]
     name = next(n for n, (value, _) in offers.items() if value.date() == day)
     source = next(s for n, s, _ in signals if n == name)
     value, kind = offers[name]
-    if value < earliest:
+    if earliest is not None and value < earliest:
         return PageDate(None, None, 0.0, (*rejected, f"too_old:{source}:{value.isoformat()}"))
     base = GENERIC_META_CONFIDENCE if name == "generic_meta" else CONFIDENCE[source]
     confidence = min(0.99, base + 0.05 * (votes[day] - 1))
+    local_day, offset = _local_day(value, kind, offers)
     return PageDate(value.astimezone(timezone.utc), source, round(confidence, 2), tuple(rejected),
-                    _local_day(value, kind, offers))
+                    local_day, offset)
 
 
-def _local_day(value: datetime, kind: str, offers: dict[str, tuple[datetime, str]]) -> date:
-    """The calendar day of the winning date as the page states it.
+def _local_day(value: datetime, kind: str, offers: dict[str, tuple[datetime, str]]
+               ) -> tuple[date, timedelta | None]:
+    """The calendar day of the winning date as the page states it, and the page's UTC offset
+    when a signal states one (None: not known).
 
-    A time written in UTC ("2020-02-25T02:25:54Z") fixes the instant but not the page's own day.
-    When another signal writes the same instant with an offset, that offset is the page's; else
-    when another signal writes a day (URL, a date under the headline, a date-only value) that
-    the instant falls on somewhere between UTC-12 and UTC+14, that is the page's day.
+    A time written with an offset gives both. A time written in UTC ("2020-02-25T02:25:54Z")
+    fixes the instant but not the page's own day: when another signal writes the same instant
+    with an offset, that offset is the page's; else when another signal writes a day (URL, a
+    date under the headline, a date-only value) that the instant falls on somewhere between
+    UTC-12 and UTC+14, that is the page's day (its offset stays unknown). A date without a time
+    is the page's day as written.
     """
+    if kind == OFFSET:
+        return value.date(), value.utcoffset()
     if kind != UTC:
-        return value.date()
+        return value.date(), None
     for other, other_kind in offers.values():
         if other_kind == OFFSET and abs(other - value) <= timedelta(minutes=2):
-            return other.date()
+            return other.date(), other.utcoffset()
     days = [other.date() for other, other_kind in offers.values() if other_kind == DAY]
     if value.date() in days:
-        return value.date()
+        return value.date(), None
     earliest, latest = (value - timedelta(hours=12)).date(), (value + timedelta(hours=14)).date()
-    return next((d for d in days if earliest <= d <= latest), value.date())
+    return next((d for d in days if earliest <= d <= latest), value.date()), None
 
 
 def _parse_any(raw, source: str) -> tuple[datetime, str] | None:
@@ -352,9 +363,7 @@ def _parse_any(raw, source: str) -> tuple[datetime, str] | None:
 
 def date_html(html: str | bytes, url: str, crawled_at: datetime | None = None,
               http_headers: dict[str, str] | None = None, max_age: timedelta | None = None) -> PageDate:
-    """Date one HTML page (benchmarks, notebooks). Without a crawl time the upper bound is now
-    and there is no age limit, unless ``max_age`` is given."""
-    if crawled_at is None:
-        crawled_at, max_age = datetime.now(timezone.utc), max_age or timedelta(days=36_500)
-    return date_page(parse_html(html), url, crawled_at, http_headers, max_age or MAX_AGE)
+    """Date one HTML page (benchmarks, notebooks). Without a crawl time the upper bound is now."""
+    return date_page(parse_html(html), url, crawled_at or datetime.now(timezone.utc), http_headers,
+                     max_age)
 

@@ -19,10 +19,12 @@ from lxml.etree import ParserError
 from trafilatura.utils import decode_file
 
 from pastcast.curate.dating import date_page
+from pastcast.curate.drop_policy import MAX_AGE_DAYS, MIN_WORD_UNITS
 from pastcast.curate.htmltree import parse_html
 from pastcast.drops import Drop
 from pastcast.io import stable_id
 from pastcast.sources.warc import HtmlPage
+from pastcast.text.scripts import text_length
 
 STAGE = "extract"
 META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
@@ -32,13 +34,15 @@ WORD = re.compile(r"\w+", re.UNICODE)
 
 @dataclass(frozen=True)
 class ExtractConfig:
-    min_words: int = 60  # below this a page is a stub, index or gallery, not an article
+    min_words: int = MIN_WORD_UNITS  # in word units: words, or characters of CJK scripts
     languages: tuple[str, ...] = ()  # keep only these ISO codes; empty keeps all
     # trafilatura's fast pass first; its slower fallback extractors only when the fast pass
-    # finds fewer words than this (about 7% of pages): the F1 of the full pass on every page at
-    # about the speed of the fast pass alone (bench/ingest_accuracy.py)
+    # finds fewer word units than this (about 7% of pages): the F1 of the full pass on every
+    # page at about the speed of the fast pass alone (bench/ingest_accuracy.py)
     full_extraction_below_words: int = 100
-    max_age_days: int = 730  # a page dated this long before its crawl is dropped as implausible
+    # None keeps a page dated long before its crawl (an archive page) with its true date: the
+    # date gate shows it from that date on. N drops pages dated over N days before their crawl.
+    max_age_days: int | None = MAX_AGE_DAYS
 
 
 CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -157,23 +161,21 @@ def _trafilatura(tree, url: str | None, fast: bool) -> str:
 
 
 def extract_tree(html: str, tree, url: str | None, config: ExtractConfig = ExtractConfig()
-                 ) -> tuple[str | None, str, list[str]]:
-    """(title, main text, its words) of a page parsed from ``html``. Date it first:
-    trafilatura prunes the tree."""
+                 ) -> tuple[str | None, str]:
+    """(title, main text) of a page parsed from ``html``. Date it first: trafilatura prunes
+    the tree."""
     title = page_title(tree)
     text = _trafilatura(tree, url, fast=True)
-    words = WORD.findall(text)
-    if len(words) < config.full_extraction_below_words:
+    if text_length(text).word_units < config.full_extraction_below_words:
         text = _trafilatura(parse_html(html), url, fast=False) or text  # a fresh, unpruned tree
-        words = WORD.findall(text)
-    return title, text, words
+    return title, text
 
 
 def extract_html(html: str | bytes, url: str | None = None,
                  config: ExtractConfig = ExtractConfig()) -> tuple[str | None, str]:
     """(title, main text) of an HTML page, for notebooks and benchmarks."""
     html = decode_html(html, {}) if isinstance(html, bytes) else clean_markup(html)
-    return extract_tree(html, parse_html(html), url, config)[:2]
+    return extract_tree(html, parse_html(html), url, config)
 
 
 def page_to_article(page: HtmlPage, config: ExtractConfig = ExtractConfig()) -> dict | Drop:
@@ -188,19 +190,22 @@ def page_to_article(page: HtmlPage, config: ExtractConfig = ExtractConfig()) -> 
     except (ParserError, ValueError) as exc:
         return drop("unparseable_html", str(exc)[:200])
     # Date first: trafilatura prunes the tree it is given.
-    dated = date_page(tree, page.url, page.crawled_at, page.http_headers,
-                      max_age=timedelta(days=config.max_age_days))
-    title, text, word_list = extract_tree(html, tree, page.url, config)
+    max_age = timedelta(days=config.max_age_days) if config.max_age_days is not None else None
+    dated = date_page(tree, page.url, page.crawled_at, page.http_headers, max_age=max_age)
+    title, text = extract_tree(html, tree, page.url, config)
     if not text.strip():
         return drop("no_text", "boilerplate only")
-    words = len(word_list)
-    if words < config.min_words:
-        return drop("too_short", f"{words} words")
+    length = text_length(text)
+    if length.word_units < config.min_words:
+        return drop("too_short", f"{length.describe()} < {config.min_words}")
     language = detect_language(text)
     if config.languages and language not in config.languages:
         return drop("wrong_language", str(language))
     if dated.published_at is None:
-        reason = "implausible_date" if dated.rejected else "no_date"
+        if any(r.startswith("too_old:") for r in dated.rejected):
+            reason = "too_old"  # only with ExtractConfig.max_age_days
+        else:
+            reason = "implausible_date" if dated.rejected else "no_date"
         return drop(reason, "; ".join(dated.rejected)[:300])
     return {
         "article_id": stable_id(page.url, page.record_id),
@@ -211,12 +216,15 @@ def page_to_article(page: HtmlPage, config: ExtractConfig = ExtractConfig()) -> 
         "text": text,
         "language": language,
         "published_at": dated.published_at,
+        "published_local_date": dated.local_date,
+        "published_utc_offset_minutes": (int(dated.utc_offset.total_seconds()) // 60
+                                         if dated.utc_offset is not None else None),
         "date_source": dated.source,
         "date_confidence": dated.confidence,
         "crawled_at": page.crawled_at,
         "warc_file": page.warc_file,
         "warc_record_id": page.record_id,
-        "content_hash": _sha1(" ".join(word_list).lower()),
+        "content_hash": content_hash(text),
         "dup_cluster": None,
-        "word_count": words,
+        "word_count": length.word_units,
     }

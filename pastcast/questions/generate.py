@@ -15,6 +15,7 @@ from pathlib import Path
 
 import polars as pl
 
+from pastcast.curate.window import is_current_news, news_window
 from pastcast.drops import counts_by_reason
 from pastcast.io import write_json, write_parquet
 from pastcast.questions.extractive import GenerateConfig, generate_extractive
@@ -59,7 +60,8 @@ def generate_questions(articles: pl.DataFrame, generator: str = "extractive", *,
                        horizon_days: int = 28, window_start: date | None = None, llm_settings=None,
                        llm_config=None, progress: Callable[[int, int], None] | None = None) -> GenerationRun:
     """Candidate questions from the articles published on ``days``, or from ``article_ids``
-    (e.g. a crawl day's arrivals), or from all of them; the others give background only."""
+    (e.g. a crawl day's arrivals), or from all of them, archive pages left out (crawled over
+    ``CURRENT_NEWS_DAYS`` after publication); the others give background only."""
     if generator not in GENERATORS:
         raise ValueError(f"unknown generator {generator!r}; use one of {GENERATORS}")
     days = sorted(set(days)) if days is not None else None
@@ -67,9 +69,12 @@ def generate_questions(articles: pl.DataFrame, generator: str = "extractive", *,
         chosen = articles["article_id"].is_in(list(article_ids))
     else:
         chosen = _days(articles, days)
+    if "crawled_at" in articles.columns:  # archive pages crawled again are background only
+        chosen = chosen & articles.select(is_current_news().fill_null(False)).to_series()
     n = int(chosen.sum())
     if window_start is None and articles.height:
-        window_start = articles["published_at"].min().date() if articles["published_at"].min() else None
+        window = news_window(articles)
+        window_start = window[0] if window else None
     if generator == "extractive":
         config = GenerateConfig(horizon_days=horizon_days, window_start=window_start)
         # only these days' articles are read for outcomes; every article may give background

@@ -25,7 +25,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
-from typing import Literal
+from typing import Annotated
 
 import polars as pl
 from pydantic import BaseModel, Field
@@ -36,9 +36,12 @@ from pastcast.llm import LLMClient, LLMSettings, Prompt, Usage, load_prompt
 from pastcast.questions.extractive import category_of
 from pastcast.schemas import QUESTIONS, frame
 from pastcast.text import contains_phrase, normalise
+from pastcast.text.answer_types import answer_type_original, canonical_answer_type
 
 STAGE = "generate"
-AnswerType = Literal["person", "organisation", "place", "number", "date", "other"]
+# Any label: the model writes "organization" as often as "organisation"; rows carry the
+# vocabulary's type (pastcast.text.answer_types) and the label as written.
+AnswerType = Annotated[str, Field(description="person, organisation, place, title, number, date or other")]
 
 
 class GeneratedQuestion(BaseModel):
@@ -229,7 +232,8 @@ class _Generator:
             "resolution_criteria": c.resolution_criteria.strip(),
             "answer": c.answer.strip(),
             "answer_aliases": aliases,
-            "answer_type": c.answer_type,
+            "answer_type": canonical_answer_type(c.answer_type),
+            "answer_type_original": answer_type_original(c.answer_type),
             "candidate_outcomes": [],
             "open_date": open_date,
             "resolution_date": resolution,

@@ -2,7 +2,8 @@
 
 ``validate`` checks, in order: required fields (``missing_field``); a real answer
 (``placeholder_answer``); a short one (``answer_too_long``); an answer type on the allow-list
-(``answer_type_not_allowed``); yes/no only when the question asks for it (``yes_no_answer``); a
+(``answer_type_not_allowed``: only when the caller narrows the list; a label in another
+spelling is mapped by ``pastcast.text.answer_types`` and an unknown one is ``other``); yes/no only when the question asks for it (``yes_no_answer``); a
 bare number only when a number is asked for (``bare_number``); a resolution date inside the
 snapshot window (``outside_window``); the question open at least ``min_window_days`` before
 it resolves (``short_window``); a title that is a question (``not_a_question``) about the
@@ -26,13 +27,11 @@ from pastcast.evaluate.scoring import PLACEHOLDERS
 from pastcast.questions.steps import StepResult
 from pastcast.schemas import QUESTIONS, frame
 from pastcast.text import normalise
+from pastcast.text.answer_types import ANSWER_TYPES as ANSWER_TYPE_VOCABULARY
+from pastcast.text.answer_types import NUMERIC_TYPES, answer_type_original, canonical_answer_type
 
 STAGE = "validate"
-# Every type a bundled generator writes: the extractive rules (a work's "title", an "entity"
-# that is neither clearly a person nor an organisation), the LLM prompts, the market questions.
-ANSWER_TYPES = frozenset({"person", "organisation", "entity", "place", "number", "date", "title",
-                          "binary", "option", "range", "other"})
-NUMERIC_TYPES = frozenset({"number", "range", "date"})
+ANSWER_TYPES = frozenset(ANSWER_TYPE_VOCABULARY)  # every type of the vocabulary: all allowed
 REQUIRED = ("question_id", "title", "answer", "resolution_criteria", "open_date", "resolution_date")
 _BARE_NUMBER = re.compile(r"^[+-]?\d[\d,]*(?:\.\d+)?$")
 # A question about the future says so: a future verb, or a time still to come.
@@ -44,7 +43,7 @@ _FUTURE = re.compile(r"\b(will|would|shall|going to|next|upcoming|by the end of|
 class ValidateConfig:
     max_answer_words: int = 6
     min_window_days: int = 7  # the shortest forecasting window: open_date to resolution_date
-    answer_types: frozenset[str] = ANSWER_TYPES  # the allow-list
+    answer_types: frozenset[str] = ANSWER_TYPES  # the allow-list, as vocabulary types
     window_start: date | None = None  # resolution dates must fall inside the snapshot window
     window_end: date | None = None
 
@@ -59,7 +58,7 @@ def problem(q: dict, config: ValidateConfig = ValidateConfig()) -> tuple[str, st
         return "placeholder_answer", q["answer"]
     if len(answer.split()) > config.max_answer_words:
         return "answer_too_long", f"{q['answer']!r} has {len(answer.split())} words (max {config.max_answer_words})"
-    answer_type = q.get("answer_type") or "other"
+    answer_type = canonical_answer_type(q.get("answer_type"))
     if answer_type not in config.answer_types:
         return "answer_type_not_allowed", f"{answer_type!r} not in {sorted(config.answer_types)}"
     if answer in ("yes", "no") and answer_type != "binary":
@@ -83,6 +82,7 @@ def validate(questions: pl.DataFrame, config: ValidateConfig = ValidateConfig())
     """Questions that pass every structural rule; the others as drops."""
     kept, result = [], StepResult(frame([], QUESTIONS))
     for q in questions.iter_rows(named=True):
+        q = with_canonical_answer_type(q)
         found = problem(q, config)
         if found:
             result.drop(q["question_id"] or "", STAGE, *found)
@@ -90,6 +90,13 @@ def validate(questions: pl.DataFrame, config: ValidateConfig = ValidateConfig())
             kept.append(q)
     result.kept = frame(kept, QUESTIONS)
     return result
+
+
+def with_canonical_answer_type(q: dict) -> dict:
+    """``q`` with its answer type in the vocabulary, the label as written kept beside it."""
+    label = q.get("answer_type")
+    return {**q, "answer_type": canonical_answer_type(label),
+            "answer_type_original": q.get("answer_type_original") or answer_type_original(label)}
 
 
 # -- one call for callers without an article corpus --------------------------------------------

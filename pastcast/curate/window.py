@@ -1,0 +1,39 @@
+"""The time window a set of articles covers as news.
+
+Archive pages crawled again years after publication are kept with their true dates (background
+for search), so the oldest ``published_at`` says nothing about the period a crawl covers. The
+window runs from the first day of an article crawled within ``CURRENT_NEWS_DAYS`` of its
+publication (news when it was crawled) to the last published day. Articles published before
+the window are background: visible to search from their dates on, but no question source.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+import polars as pl
+
+CURRENT_NEWS_DAYS = 30  # CC-NEWS crawls most pages within two days of publication
+
+
+def is_current_news(max_days: int = CURRENT_NEWS_DAYS) -> pl.Expr:
+    """True for an article published at most ``max_days`` before its crawl (or with no crawl
+    time), False for an archive page, null when undated."""
+    lag = pl.col("crawled_at") - pl.col("published_at")
+    return pl.when(pl.col("published_at").is_null()).then(None).otherwise(
+        pl.col("crawled_at").is_null() | (lag <= pl.duration(days=max_days)))
+
+
+def news_window(articles: pl.DataFrame | pl.LazyFrame) -> tuple[date, date] | None:
+    """(first, last) day the articles cover as news (see the module doc), or None when no
+    article is dated."""
+    lazy = articles.lazy()
+    if "crawled_at" not in lazy.collect_schema().names():
+        lazy = lazy.with_columns(pl.lit(None, pl.Datetime("us", "UTC")).alias("crawled_at"))
+    first, last, oldest = lazy.select(
+        pl.col("published_at").filter(is_current_news()).min().dt.date().alias("first"),
+        pl.col("published_at").max().dt.date().alias("last"),
+        pl.col("published_at").min().dt.date().alias("oldest")).collect().row(0)
+    if last is None:
+        return None
+    return (first or oldest), last
