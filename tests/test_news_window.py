@@ -1,0 +1,36 @@
+"""Archive pages are kept as background: they neither stretch the window nor source questions."""
+
+from datetime import date, datetime, timezone
+
+from evalkit import article
+from pastcast.curate.window import news_window
+from pastcast.questions.generate import generate_questions
+from pastcast.schemas import ARTICLES, frame
+
+CRAWL = datetime(2026, 2, 14, 6, tzinfo=timezone.utc)
+
+
+def _article(aid, published, crawled=CRAWL, text="The council approved the harbour budget."):
+    row = article(aid, f"Story {aid}", text, published)
+    row["crawled_at"] = crawled
+    return row
+
+
+def test_the_window_starts_at_the_first_current_article_not_the_oldest_archive_page():
+    rows = [_article("old", datetime(2012, 5, 10, tzinfo=timezone.utc)),
+            _article("a", datetime(2026, 2, 12, 9, tzinfo=timezone.utc)),
+            _article("b", datetime(2026, 2, 13, 9, tzinfo=timezone.utc))]
+    assert news_window(frame(rows, ARTICLES)) == (date(2026, 2, 12), date(2026, 2, 13))
+    # only archive pages: the window is theirs, rather than none
+    assert news_window(frame(rows[:1], ARTICLES)) == (date(2012, 5, 10), date(2012, 5, 10))
+    assert news_window(frame([], ARTICLES)) is None
+
+
+def test_archive_pages_are_no_question_source():
+    text = ("Lina Okafor won the Kestrel Bay mayoral election on Sunday, the returning officer said. "
+            "Okafor took 52 percent of the vote, ahead of Ana Ruiz and Tomas Berg. ") * 3
+    rows = [_article("old", datetime(2019, 3, 3, 9, tzinfo=timezone.utc), text=text)]
+    run = generate_questions(frame(rows, ARTICLES))
+    assert run.articles == 0 and run.questions.height == 0
+    fresh = [_article("new", datetime(2026, 2, 13, 9, tzinfo=timezone.utc), text=text)]
+    assert generate_questions(frame(fresh, ARTICLES)).articles == 1
