@@ -74,3 +74,9 @@ bench-eval: venv
 .PHONY: bench-days
 bench-days: venv
 	$(BIN)/python bench/incremental_days.py
+
+# How the ingest's drop thresholds were chosen: lengths of real articles on the tuning half of
+# the gold sets (split by publisher), checked on the held-out half (see bench/README.md)
+.PHONY: bench-drop-policy
+bench-drop-policy: venv
+	$(BIN)/python bench/drop_policy.py

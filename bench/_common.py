@@ -7,6 +7,7 @@ project) and write their outputs under ``.bench-cache/``.
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 import os
 import platform
@@ -14,6 +15,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(os.environ.get("PASTCAST_SHARED_DATA", ROOT.parent / "shared" / "data")).resolve()
@@ -27,6 +29,25 @@ LARGE_WARC = CACHE / "large.warc.gz"
 
 if str(ROOT) not in sys.path:  # run as `python bench/x.py` from anywhere
     sys.path.insert(0, str(ROOT))
+
+# Gold sets are split into a tuning half and a held-out half by publisher, never by page: a
+# heuristic tuned on a publisher's pages would otherwise be scored on its other pages.
+SPLIT_SEED = "pastcast-split-2026"
+
+
+def publisher(url: str) -> str:
+    """The publisher of a page: its host without "www." and the usual mobile/AMP prefixes."""
+    host = (urlsplit(url).hostname or "").lower()
+    for prefix in ("www.", "m.", "amp.", "mobile."):
+        host = host.removeprefix(prefix)
+    return host
+
+
+def split_half(url_or_publisher: str, seed: str = SPLIT_SEED) -> str:
+    """"tune" or "heldout", fixed by a hash of the page's publisher and the seed."""
+    name = publisher(url_or_publisher) if "://" in url_or_publisher else url_or_publisher
+    digest = hashlib.sha256(f"{seed}:{name}".encode("utf-8")).digest()
+    return "tune" if digest[0] % 2 == 0 else "heldout"
 
 
 def require_data(*paths: Path) -> None:
