@@ -34,7 +34,7 @@ from pastcast.curate.dedup_files import dedup_files
 from pastcast.curate.extract import ExtractConfig
 from pastcast.curate.ingest import ingest_inputs, merge_parts, records_in
 from pastcast.io import sink_parquet, write_json, write_parquet
-from pastcast.schemas import ARTICLES, DROPS, empty
+from pastcast.schemas import ARTICLES, DROPS, empty, scan_parts
 from pastcast.sources.remote import expand_inputs
 from pastcast.sources.warc import parse_warc_date
 
@@ -234,7 +234,7 @@ def gather_articles(work_dir: Path) -> Gathered:
     if not days:
         write_parquet(empty(ARTICLES), path)
         return Gathered([], path, 0, 0, 0)
-    scan = pl.scan_parquet(kept)
+    scan = scan_parts(kept, ARTICLES)  # days built by an earlier version lack newer columns
     rows_in = scan.select(pl.len()).collect().item()
     displaced = (pl.scan_parquet(drops, schema=dict(DROPS)).filter(pl.col("reason") == "superseded")
                  .select(pl.col("item_id").alias("article_id")).unique())

@@ -56,7 +56,9 @@ def merge_parquet(parts: list[str | Path], path: str | Path, empty: pl.DataFrame
     schema) is written when there are no parts."""
     if not parts:
         return write_parquet(empty, path)
-    return sink_parquet(pl.scan_parquet([str(p) for p in parts]), path)
+    # parts written before a column was added (a resumed run of an earlier version) get it as nulls
+    return sink_parquet(pl.scan_parquet([str(p) for p in parts], schema=dict(empty.schema),
+                                        missing_columns="insert", extra_columns="ignore"), path)
 
 
 def sink_parquet(frame: pl.LazyFrame, path: str | Path) -> Path:

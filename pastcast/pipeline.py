@@ -31,7 +31,7 @@ from pastcast.questions.audit import render_audit
 from pastcast.questions.filter import FilterConfig, filter_questions
 from pastcast.questions.generate import GenerationRun, generate_questions, write_generation
 from pastcast.questions.markets import MarketQuestionConfig, market_questions
-from pastcast.schemas import ARTICLES, MARKET_PRICES, MARKETS, POSTS, QUESTION_EVIDENCE, QUESTIONS, empty
+from pastcast.schemas import ARTICLES, MARKET_PRICES, MARKETS, POSTS, QUESTION_EVIDENCE, QUESTIONS, empty, scan_parts
 from pastcast.snapshot import write_snapshot
 from pastcast.sources.markets import MARKET_FORMATS
 from pastcast.sources.social import SOCIAL_FORMATS
@@ -229,8 +229,8 @@ def generate_news(work_dir: Path, days: list[date] | None = None, generator: str
     days = sorted(set(days if days is not None else built))
     lookback = BACKGROUND_DAYS if generator == "extractive" else 0  # the LLM reads the article alone
     upto = [d for d in built if days and days[0] - timedelta(days=lookback) <= d <= days[-1]]
-    frames = [pl.read_parquet(daily.day_dir(work_dir, d) / "dedup" / "articles.parquet")
-              .with_columns(pl.lit(d).alias("_day")) for d in upto]
+    frames = [scan_parts([daily.day_dir(work_dir, d) / "dedup" / "articles.parquet"], ARTICLES)
+              .with_columns(pl.lit(d).alias("_day")).collect() for d in upto]
     articles = pl.concat(frames) if frames else empty(ARTICLES).with_columns(pl.lit(None, pl.Date).alias("_day"))
     articles = articles.unique("article_id", keep="first", maintain_order=True)
     chosen = articles.filter(pl.col("_day").is_in(days))

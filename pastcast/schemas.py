@@ -141,6 +141,14 @@ def frame(rows: Iterable[Mapping], schema: Mapping[str, pl.DataType]) -> pl.Data
     return pl.DataFrame(rows, schema=dict(schema), strict=False).select(list(schema))
 
 
+def scan_parts(paths: Iterable, schema: Mapping[str, pl.DataType]) -> pl.LazyFrame:
+    """Parquet files of one table as one lazy frame with ``schema``'s columns: files written
+    before a column was added (a working folder of an earlier version, a day built then) get it
+    as nulls, so adding a day to such a folder needs no rebuild of the days before."""
+    return pl.scan_parquet([str(p) for p in paths], schema=dict(schema), missing_columns="insert",
+                           extra_columns="ignore")
+
+
 def complete(df: pl.DataFrame, schema: Mapping[str, pl.DataType]) -> pl.DataFrame:
     """``df`` with exactly ``schema``'s columns, in order: missing ones null, others cast."""
     return df.select([pl.col(c).cast(t) if c in df.columns else pl.lit(None, dtype=t).alias(c)

@@ -358,3 +358,17 @@ def test_gather_with_no_built_day_is_an_empty_table(tmp_path):
     gathered = gather_articles(tmp_path)
     assert (gathered.days, gathered.rows_in, gathered.rows_out, gathered.displaced) == ([], 0, 0, 0)
     assert pl.read_parquet(gathered.articles_path).schema == pl.Schema(ARTICLES)
+
+
+def test_a_day_added_to_days_built_before_newer_columns_gathers_them_as_nulls(warc_dir, tmp_path):
+    """A working folder of an earlier version: its days' tables lack the publisher's day and
+    offset; adding a day must not need a rebuild of the old ones."""
+    work = tmp_path / "work"
+    _build(warc_dir, work)
+    old = day_dir(work, D1) / "dedup" / "articles.parquet"
+    pl.read_parquet(old).drop("published_local_date", "published_utc_offset_minutes").write_parquet(old)
+    table = pl.read_parquet(gather_articles(work).articles_path)
+    assert table.schema == pl.Schema(ARTICLES) and table.height == 4
+    by_url = {r["url"]: r for r in table.iter_rows(named=True)}
+    assert by_url["https://news.example/alpha"]["published_local_date"] is None  # the old day
+    assert by_url["https://news.example/delta"]["published_local_date"] == D3  # the new day
