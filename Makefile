@@ -80,3 +80,9 @@ bench-days: venv
 .PHONY: bench-drop-policy
 bench-drop-policy: venv
 	$(BIN)/python bench/drop_policy.py
+
+# Generalisation: pastcast's ingest beside the plain libraries on the held-out half of the gold
+# sets (split by publisher), a page left out counting as a miss (see bench/README.md)
+.PHONY: bench-generalisation
+bench-generalisation: venv
+	$(BIN)/python bench/generalisation.py

@@ -11,6 +11,7 @@ import hashlib
 import json
 import os
 import platform
+import re
 import subprocess
 import sys
 import time
@@ -35,19 +36,110 @@ if str(ROOT) not in sys.path:  # run as `python bench/x.py` from anywhere
 SPLIT_SEED = "pastcast-split-2026"
 
 
+MOBILE_PREFIXES = ("www.", "m.", "amp.", "mobile.")
+# trafilatura's evaluation set keys a few pages by "<label>::<file name>" (the file named after
+# the host, e.g. "hard::jamaicaobserver.com-attacks.html", "hard::zeit.de.zugverkehr.html")
+KEYED_FILE = re.compile(r"^[a-z]+::(?P<name>.+?)(?:\.html?)?$", re.I)
+
+
+def _registered_domain(host: str) -> str | None:
+    """The ICANN registered domain of a host ("de.euronews.com" -> "euronews.com",
+    "x.blogspot.com" -> "blogspot.com", "bbc.co.uk" -> "bbc.co.uk"), from the public suffix
+    list bundled with ``tld`` (a trafilatura dependency, via courlan; no network). Private
+    suffixes (blogspot.com, github.io, ...) are not used: blogs on one platform share its
+    templates, so they count as one publisher. None for IPs, bare names, unknown suffixes."""
+    try:
+        from tld import get_fld
+    except ImportError:  # pragma: no cover - tld comes with trafilatura
+        return None
+    try:
+        return get_fld(f"http://{host}", fail_silently=True, search_private=False)
+    except Exception:  # noqa: BLE001 - a host tld cannot read is left as it is
+        return None
+
+
+def _host_from_file_name(name: str) -> str:
+    """The host a trafilatura file name starts with: the shortest dot-prefix with a known public
+    suffix, extended by two-letter country labels ("laestrella.com.pa-laboral" ->
+    "laestrella.com.pa", "mercurynews.com.2023.01.16.letters-1119" -> "mercurynews.com")."""
+    labels = name.split("-", 1)[0].lower().split(".")
+    for i in range(2, len(labels) + 1):
+        if _registered_domain(".".join(labels[:i])):
+            while (i < len(labels) and len(labels[i]) == 2 and labels[i].isalpha()
+                   and _registered_domain(".".join(labels[:i + 1]))):
+                i += 1
+            return ".".join(labels[:i])
+    return name.lower()
+
+
 def publisher(url: str) -> str:
-    """The publisher of a page: its host without "www." and the usual mobile/AMP prefixes."""
-    host = (urlsplit(url).hostname or "").lower()
-    for prefix in ("www.", "m.", "amp.", "mobile."):
+    """The publisher of a page: the registered domain of its host (see ``_registered_domain``),
+    else the host without "www." and the usual mobile/AMP prefixes. Subdomains of one publisher
+    ("de.euronews.com", "fr.euronews.com", "japannews.yomiuri.co.jp") are one publisher, so they
+    never fall in different halves. Also reads trafilatura's "<label>::<file>" keys."""
+    keyed = KEYED_FILE.match(url) if "://" not in url else None
+    if keyed:
+        host = _host_from_file_name(keyed.group("name"))
+    else:
+        host = (urlsplit(url.strip()).hostname or "").lower().rstrip(".")
+    for prefix in MOBILE_PREFIXES:
         host = host.removeprefix(prefix)
-    return host
+    name = _registered_domain(host) or host
+    return PUBLISHER_ALIASES.get(name, name)
+
+
+# One publisher under several registered domains (fundus names the publisher of each page:
+# ``generalisation.py`` warns when one of its publishers spans both halves).
+PUBLISHER_ALIASES = {"zdfheute.de": "zdf.de", "9news.com.au": "nine.com.au"}
 
 
 def split_half(url_or_publisher: str, seed: str = SPLIT_SEED) -> str:
-    """"tune" or "heldout", fixed by a hash of the page's publisher and the seed."""
-    name = publisher(url_or_publisher) if "://" in url_or_publisher else url_or_publisher
+    """"tune" or "heldout", fixed by a SHA-256 of the seed and the page's publisher.
+
+    Give a URL (or a trafilatura "<label>::<file>" key) or a publisher from ``publisher``.
+    Stable across runs, machines and Python versions (no ``hash()``): the first byte's parity.
+    """
+    name = (publisher(url_or_publisher) if "://" in url_or_publisher or "::" in url_or_publisher
+            else url_or_publisher)
     digest = hashlib.sha256(f"{seed}:{name}".encode("utf-8")).digest()
     return "tune" if digest[0] % 2 == 0 else "heldout"
+
+
+HALVES = ("tune", "heldout")
+
+
+def half_counts(urls) -> dict[str, dict[str, int]]:
+    """{"tune": {"publishers": n, "pages": n}, "heldout": {...}} for a set's page URLs."""
+    out = {h: {"publishers": 0, "pages": 0} for h in HALVES}
+    seen: set[str] = set()
+    for url in urls:
+        name = publisher(url)
+        half = split_half(name)
+        out[half]["pages"] += 1
+        if name not in seen:
+            seen.add(name)
+            out[half]["publishers"] += 1
+    return out
+
+
+def fundus_gold() -> list[dict]:
+    """The fundus pages' gold, one row per page (``dates/fundus/manifest_derived.jsonl``), each
+    with its expected article ``body_text`` from ``<cc>/<Publisher>.json`` (fundus's
+    ``ArticleBody``: summary, then each section's headlines and paragraphs, blank-line joined)."""
+    rows, expected = [], {}
+    for line in (FUNDUS_PAGES / "manifest_derived.jsonl").read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        key = FUNDUS_PAGES / row["group"] / f"{row['publisher']}.json"
+        if key not in expected:
+            expected[key] = json.loads(key.read_text(encoding="utf-8"))
+        body = expected[key][row["parser_version"]]["body"]
+        parts = list(body.get("summary") or [])
+        for section in body.get("sections") or []:
+            parts += list(section.get("headline") or []) + list(section.get("paragraphs") or [])
+        rows.append({**row, "body_text": "\n\n".join(p for p in parts if p and p.strip())})
+    return rows
 
 
 def require_data(*paths: Path) -> None:

@@ -134,7 +134,7 @@ def _ingest_progress(bar: Progress):
               help="Keep only articles in this language (ISO 639-1, repeatable).")
 @click.option("--min-words", default=MIN_WORD_UNITS, show_default=True,
               help="Pages whose main text is shorter are dropped (too_short). Counted in word "
-                   "units: words, and each Chinese or Japanese character as one.")
+                   "units: words; Chinese and Japanese two characters a word.")
 @click.option("--max-age-days", type=click.IntRange(min=0), default=None,
               help="Drop pages dated more than this many days before their crawl (too_old). "
                    "Default: keep them with their true date (archive pages are background).")

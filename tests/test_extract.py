@@ -56,7 +56,7 @@ def test_length_of_chinese_and_japanese_text_is_counted_in_characters():
         html = article_html("标题", text, head='<meta property="article:published_time" content="2026-02-10">')
         row = page_to_article(make_page(html))
         assert not isinstance(row, Drop), row
-        assert row["word_count"] >= len(text) * 0.8  # one unit per character, not per space
+        assert row["word_count"] >= len(text) * 0.4  # two characters a word, not one word a space
 
 
 def test_an_archive_page_is_kept_with_its_true_date_unless_limited():

@@ -289,3 +289,65 @@ def test_planted_problems_on_the_sample_are_caught_and_its_clean_questions_survi
     assert set(kept) == set(baseline.questions["question_id"]) - {leader}
     assert kept[cup]["resolution_date"] == date(2026, 2, 20) and kept[cup]["revision_evidence"][0] == "early-cup"
     assert revision_problems(run.questions, pl.concat([articles, frame(early, ARTICLES)])) == []
+
+
+def test_cli_filter_keeps_clean_questions_in_other_scripts_and_drops_their_leaks(tmp_path):
+    """Answers in Cyrillic, Greek and Chinese are real answers: the clean questions survive
+    validation, dedup and the leak checks, and the self leaks among them are caught."""
+    articles = [
+        article("chess", "Chess open draws a record field", "The Veloria Chess Open attracted 300 players; "
+                "the host city of the final is still to be decided.", ts("2026-02-05")),
+        article("trade", "Harbour council to elect its chair", "Three candidates are standing for the chair "
+                "of the Harbour Trade Council.", ts("2026-02-12")),
+    ]
+    cities = ["Москва", "Санкт-Петербург", "Казань"]
+    questions = [
+        q("ru_clean", "Which city will host the 2026 Veloria Chess Open final?", "Казань", answer_type="place",
+          candidate_outcomes=cities, source_kind="market",
+          background="The organisers pick one of three cities: Москва, Санкт-Петербург or Казань."),
+        q("ru_leak", "Who will be named president of the Veloria Chess Federation in 2026?", "Ольга Смирнова",
+          background="Сообщается, что Ольга Смирнова уже утверждена.", resolution_date="2026-03-10"),
+        q("el_clean", "Which country will win the 2026 Veloria Sailing Cup?", "Ελλάδα", answer_type="place",
+          background="Twelve crews race in March.", resolution_date="2026-03-12"),
+        q("zh_clean", "Who will be elected chair of the Harbour Trade Council in March 2026?", "李娜",
+          background="The council elects its chair in March."),
+        q("zh_leak", "Who will be elected treasurer of the Harbour Trade Council in March 2026?", "张伟",
+          background="据报道，张伟已经当选。", resolution_date="2026-03-11"),
+    ]
+    qfile, adir = tmp_path / "q.parquet", tmp_path / "articles"
+    frame(questions, QUESTIONS).write_parquet(qfile)
+    adir.mkdir()
+    frame(articles, ARTICLES).write_parquet(adir / "articles.parquet")
+    result = CliRunner().invoke(main, ["questions", "filter", "--questions", str(qfile), "--articles", str(adir),
+                                       "--out", str(tmp_path / "out"), "--window-start", "2026-01-01",
+                                       "--window-end", "2026-03-31"])
+    assert result.exit_code == 0, result.output
+    assert "5 candidates -> 3 questions" in result.output
+    kept = pl.read_parquet(tmp_path / "out" / "questions.parquet")
+    assert sorted(kept["question_id"]) == ["el_clean", "ru_clean", "zh_clean"]
+    assert sorted(kept["answer"]) == sorted(["Казань", "Ελλάδα", "李娜"])
+    drops = pl.read_parquet(tmp_path / "out" / "drops.parquet")
+    assert {(r["question_id"], r["reason"]) for r in drops.iter_rows(named=True)} == {
+        ("ru_leak", "answer_in_own_text"), ("zh_leak", "answer_in_own_text")}
+    assert "'Ольга Смирнова' (exact" in drops.filter(pl.col("question_id") == "ru_leak")["detail"][0]
+
+
+def test_revision_finds_early_reports_of_answers_in_other_scripts():
+    articles = [
+        article("ru", "Казань chosen", "Казань was chosen to host the Veloria Chess Open final, the organisers "
+                "announced.", ts("2026-02-20")),
+        article("zh", "Fair host chosen", "The Harbour Trade Fair organisers announced on Monday that 北京 was "
+                "chosen to host the 2027 Harbour Trade Fair.", ts("2026-02-21")),
+        article("nanjing", "Fair host chosen", "The Harbour Trade Fair organisers announced on Monday that 南京 "
+                "was chosen to host the 2027 Harbour Trade Fair.", ts("2026-02-10")),  # another city
+    ]
+    questions = [
+        q("ru", "Which city will host the 2026 Veloria Chess Open final?", "Казань", answer_type="place",
+          open_date="2026-01-20", resolution_date="2026-03-20"),
+        q("zh", "Which city will host the 2027 Harbour Trade Fair?", "北京", answer_type="place",
+          open_date="2026-01-20", resolution_date="2026-03-20"),
+    ]
+    run = filter_questions(frame(questions, QUESTIONS), frame(articles, ARTICLES), FilterConfig(validate=WINDOW))
+    kept = {r["question_id"]: r for r in run.questions.iter_rows(named=True)}
+    assert (kept["ru"]["resolution_date"], kept["ru"]["revision_evidence"]) == (date(2026, 2, 20), ["ru"])
+    assert (kept["zh"]["resolution_date"], kept["zh"]["revision_evidence"]) == (date(2026, 2, 21), ["zh"])

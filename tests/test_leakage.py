@@ -405,3 +405,54 @@ def test_spans_stay_aligned_after_per_cent_and_decimals():
     m = find_mention(text, "2%", (), "number")
     assert m.span == "2.0%"
     assert _doc(text).toks == tokens(text)
+
+
+# --- every script ----------------------------------------------------------------------------
+
+def test_self_leak_of_a_cyrillic_answer_is_found_as_written_and_transliterated():
+    city = "Which city will host the 2026 Veloria Chess Open final?"
+    qs = questions(
+        question("clean", city, "Казань", kind="place",
+                 background="The organisers will pick the host city in March."),
+        question("native", city, "Казань", kind="place",
+                 background="Организаторы уже выбрали КАЗАНЬ, сообщают источники."),
+        question("latin", city, "Казань", kind="place",
+                 background="Sources say the final will be played in Kazan."),
+        question("person", "Who will be named the Veloria federation's president?",
+                 "Ольга Смирнова", kind="person", background="Смирнова, 52, leads the polls."),
+    )
+    result = self_leaks(qs)
+    details = {d.item_id: d.detail for d in result.drops}
+    assert sorted(details) == ["latin", "native", "person"]
+    assert "'КАЗАНЬ' (exact" in details["native"]
+    assert "'Kazan' (transliteration: 'Kazan')" in details["latin"]
+    assert "'Смирнова' (surname" in details["person"]
+    assert result.kept["question_id"].to_list() == ["clean"]
+
+
+def test_cross_leak_in_greek_and_in_chinese_text_without_spaces():
+    rows = [
+        question("greek", "Which country will win the 2026 Veloria Sailing Cup?", "Ελλάδα", kind="place"),
+        question("host", "Who will skipper the winning crew?", "Nikos Pappas",
+                 background="Η ΕΛΛΆΔΑ κέρδισε τον τελικό του κυπέλλου."),  # capitals, tonos
+        question("zh", "Which city will host the 2027 Harbour Trade Fair?", "北京", kind="place"),
+        question("zh_host", "Who will open the 2027 Harbour Trade Fair?", "Lin Hao",
+                 background="博览会将于明年在北京举行。"),
+        question("zh_other", "Who will close the 2027 Harbour Trade Fair?", "Wu Fen",
+                 background="博览会将于明年在南京举行。"),  # Nanjing is not Beijing
+    ]
+    pairs = {(p.leaker, p.host): p for p in find_pairs(questions(*rows))}
+    assert sorted(pairs) == [("greek", "host"), ("zh", "zh_host")]
+    assert pairs[("greek", "host")].mentions[0][1].span == "ΕΛΛΆΔΑ"
+    assert pairs[("zh", "zh_host")].mentions[0][1].span == "北京"
+    assert {d.item_id for d in cross_leaks(questions(*rows)).drops} == {"greek", "zh"}
+
+
+def test_chinese_names_sharing_a_pinyin_spelling_never_leak_into_each_other():
+    rows = [  # 张伟 and 章伟 are both "Zhang Wei"
+        question("a", "Who will chair the Harbour Trade Council?", "张伟"),
+        question("b", "Who will lead the Harbour Port Authority?", "李娜",
+                 background="候选人包括章伟。Zhang Wei is tipped."),
+    ]
+    assert find_pairs(questions(*rows)) == []
+    assert self_leaks(questions(*rows)).drops == []

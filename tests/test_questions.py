@@ -110,6 +110,36 @@ def test_validation_drops_self_leaks_and_short_windows():
     assert leaks_in_own_text(questions) == ["leak"]
 
 
+def test_validation_keeps_answers_and_titles_in_every_script():
+    base = {"background": "", "answer_aliases": [], "resolution_criteria": "Resolves to the winner.",
+            "candidate_outcomes": [], "open_date": date(2026, 3, 1), "resolution_date": date(2026, 3, 29),
+            "source_ids": ["a1"], "answer_type": "person"}
+    questions = frame([
+        base | {"question_id": "ru", "title": "Who will win the Veloria Cup final?", "answer": "Спартак Москва"},
+        base | {"question_id": "el", "title": "Who will skipper the Veloria crew?", "answer": "Νίκος Παππάς"},
+        base | {"question_id": "ar", "title": "Who will chair the Veloria League?", "answer": "القاهرة"},
+        base | {"question_id": "zh", "title": "2026年谁将当选港口贸易理事会主席？", "answer": "李娜"},
+        base | {"question_id": "ja", "title": "Who will host the 2026 Veloria Games?", "answer": "東京"},
+        base | {"question_id": "long", "title": "Which body will take over the Veloria port?",
+                "answer": "中华人民共和国国务院港澳事务办公室"},  # 15 characters: about 8 words
+        base | {"question_id": "ru2", "title": "Who will win the Veloria Cup final in 2026?",
+                "answer": "Спартак Москва"},
+        base | {"question_id": "ru3", "title": "Which team will win the 2026 Veloria Cup final?",
+                "answer": "Spartak Moskva"},  # the same answer in Latin letters
+        base | {"question_id": "zh2", "title": "2026年谁将当选港口贸易理事会主席？", "answer": "李 娜",
+                "open_date": date(2026, 3, 2)},
+        base | {"question_id": "zh3", "title": "2026年谁将当选港口贸易理事会主席？", "answer": "王伟",
+                "open_date": date(2026, 3, 2)},  # another answer: another question
+    ], QUESTIONS)
+    kept, drops = validate_questions(questions)
+    assert sorted(kept["question_id"]) == ["ar", "el", "ja", "ru", "zh", "zh3"]
+    assert dict(zip(drops["item_id"], drops["reason"])) == {
+        "long": "answer_too_long", "ru2": "duplicate_question", "ru3": "duplicate_question",
+        "zh2": "duplicate_question"}
+    ru = kept.filter(kept["question_id"] == "ru").row(0, named=True)
+    assert ru["answer_aliases"] == ["Spartak Moskva"]
+
+
 def test_market_questions_keep_options_and_drop_cancelled():
     t = lambda d: datetime(2026, 3, d, tzinfo=timezone.utc)  # noqa: E731
     markets = frame([

@@ -37,6 +37,49 @@ def test_edit_distance():
     assert edit_distance("kitten", "sitting") == 3
     assert edit_distance("", "abc") == 3
     assert edit_distance("same", "same") == 0
+    assert edit_distance("москва", "масква") == 1
+
+
+@pytest.mark.parametrize("raw, expected", [
+    ("Москва", "москва"), ("Martin Ødegaard", "martin odegaard"), ("北京", "北 京"),
+    ("Ελλάδα", "ελλαδα"), ("ＵＮＩＣＥＦ", "unicef"),
+])
+def test_normalise_keeps_every_script(raw, expected):
+    assert normalise(raw) == expected
+
+
+@pytest.mark.parametrize("outcome, answer, expected", [
+    ("москва", "Москва", True),  # case, in Cyrillic
+    ("Moskva", "Москва", True),  # a Latin spelling matches the native answer
+    ("Москва", "Moskva", True),  # and the other way round
+    ("FC Spartak Moskva", "Спартак Москва", True),  # more specific, through the Latin spelling
+    ("Moscow", "Москва", False),  # a translation is for the judge
+    ("Ellada", "Ελλάδα", True),
+    ("Odegaard", "Ødegaard", True),
+    ("李娜", "李娜", True),
+    ("娜李", "李娜", False),  # the same characters in another order
+    ("张伟", "章伟", False),  # the same pinyin (Zhang Wei), two names
+    ("Zhang Wei", "张伟", False),  # Han is never transliterated
+    ("北京市", "北京", False),  # a run of characters is one word: the judge decides
+    ("南京市人民政府", "北京市人民政府", False),  # one character apart is never a typo
+    ("Ельцин", "Эльцин", False),  # both "Eltsin" in Latin letters: native forms compare
+])
+def test_matches_in_every_script(outcome, answer, expected):
+    assert matches(outcome, answer) is expected
+
+
+@pytest.mark.parametrize("answer, other", [("Москва", "Казань"), ("王伟", "李娜"), ("Ελλάδα", "Κύπρος")])
+def test_bss_of_answers_in_other_scripts(answer, other):
+    assert brier_skill_score({answer: 1.0}, answer) == pytest.approx(1.0)
+    assert brier_skill_score({other: 1.0}, answer) == pytest.approx(-1.0)
+    assert brier_skill_score({other: 0.5, answer: 0.5}, answer) == pytest.approx(0.5)
+    assert top1_accuracy({answer: 0.6, other: 0.4}, answer) == 1.0
+
+
+def test_bss_of_a_latin_spelling_of_a_cyrillic_answer():
+    assert brier_skill_score({"Moskva": 1.0}, "Москва") == pytest.approx(1.0)
+    assert brier_skill_score({"Kazan": 0.7, "Moskva": 0.3}, "Москва") == pytest.approx(1 - (0.49 + 0.49))
+    assert brier_skill_score({"Beijing": 1.0}, "北京") == pytest.approx(-1.0)  # a translation: the judge's call
 
 
 @pytest.mark.parametrize(

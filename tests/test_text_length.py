@@ -2,7 +2,8 @@
 
 import pytest
 
-from pastcast.text.scripts import CHARS_PER_WORD_SEGMENTED, text_length, word_units
+from pastcast.text.normalise import CJK_CHARS_PER_WORD, SEGMENTED_LETTERS_PER_WORD
+from pastcast.text.scripts import text_length, word_units
 
 
 def test_spaced_scripts_count_words():
@@ -16,22 +17,23 @@ def test_spaced_scripts_count_words():
 
 
 @pytest.mark.parametrize("text", ["日本銀行は政策金利を据え置いた", "中国人民银行维持利率不变", "カタカナとひらがな"])
-def test_chinese_and_japanese_count_one_unit_per_character(text):
+def test_chinese_and_japanese_count_words_by_characters(text):
     length = text_length(text)
-    assert length.ideographs == len(text) and length.word_units == len(text) and length.unspaced
+    assert length.ideographs == len(text) and length.unspaced
+    assert length.word_units == -(-len(text) // CJK_CHARS_PER_WORD)  # not 1, as spaces would say
 
 
 def test_thai_counts_letters_by_the_average_word_length():
-    text = "ประเทศไทยมีประชากรมาก" * 4
+    text = "ประเทศไทยมีประชากรมาก" * 4  # 20 letters and one vowel sign a copy
     length = text_length(text)
-    assert length.segmented_letters == len(text)
-    assert length.word_units == len(text) // CHARS_PER_WORD_SEGMENTED and length.unspaced
+    assert length.segmented_letters == len(text) - 4
+    assert length.word_units == -(-length.segmented_letters // SEGMENTED_LETTERS_PER_WORD) and length.unspaced
 
 
 def test_mixed_scripts_add_up_and_the_description_says_how():
     length = text_length("東京で G7 summit")
-    assert (length.words, length.ideographs, length.word_units) == (2, 3, 5)
-    assert "3 CJK characters" in length.describe() and "5 word units" in length.describe()
+    assert (length.words, length.ideographs, length.word_units) == (2, 3, 4)
+    assert "3 CJK characters" in length.describe() and "4 word units" in length.describe()
 
 
 def test_length_grows_with_text_in_every_script():

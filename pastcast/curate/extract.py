@@ -34,7 +34,7 @@ WORD = re.compile(r"\w+", re.UNICODE)
 
 @dataclass(frozen=True)
 class ExtractConfig:
-    min_words: int = MIN_WORD_UNITS  # in word units: words, or characters of CJK scripts
+    min_words: int = MIN_WORD_UNITS  # in word units (pastcast.text.scripts): CJK by characters
     languages: tuple[str, ...] = ()  # keep only these ISO codes; empty keeps all
     # trafilatura's fast pass first; its slower fallback extractors only when the fast pass
     # finds fewer word units than this (about 7% of pages): the F1 of the full pass on every

@@ -74,7 +74,6 @@ stay distinct.
 from __future__ import annotations
 
 import re
-import unicodedata
 from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -84,7 +83,7 @@ import polars as pl
 
 from pastcast.drops import Drop, drops_frame
 from pastcast.io import stable_id
-from pastcast.text import contains_phrase, normalise, sentences
+from pastcast.text import contains_phrase, normalise, searchable, sentences
 from pastcast.schemas import QUESTIONS, frame
 
 STAGE = "generate"
@@ -1024,15 +1023,9 @@ def _timed_text(text: str, resolution: date) -> str:
     return _timed(Outcome("", "", "", text, "", ""), resolution)
 
 
-_FOLD = str.maketrans({"'": None, "`": None, ",": None, "%": " percent ", "&": " and "})
-
-
-def _folded(text: str) -> str:
-    """A cheap superset of ``normalise``'s words, for a first test: every word of
-    ``normalise(text)`` is a substring of this (accents and apostrophes dropped the same way,
-    in C), so a term missing here is missing there."""
-    folded = unicodedata.normalize("NFKD", text).casefold()  # casefold first: "ß" -> "ss"
-    return folded.encode("ascii", "ignore").decode().translate(_FOLD)
+# A cheap superset of ``normalise``'s words, for a first test: every word of
+# ``normalise(text)`` is a substring of this, so a term missing here is missing there.
+_folded = searchable
 
 
 class _EarlierArticles:

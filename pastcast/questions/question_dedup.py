@@ -4,7 +4,8 @@ question and a market question, two syndicated reports), merged into one.
 Two questions are duplicates when all of these hold:
 
 1. the same answer: equal after normalisation, an alias of one is the answer or an alias of the
-   other, or ``pastcast.evaluate.matching.matches`` holds both ways (equal or a typo);
+   other, or ``pastcast.evaluate.matching.matches`` holds both ways (equal, a typo, or one
+   written in Latin letters and the other's transliteration: "Moskva" and "Москва");
 2. resolution dates at most ``max_days_apart`` days apart;
 3. compatible titles: the names in them (capitalised words that are not question words) of one
    title are a subset of the other's ("the 2026 Labour and Commons Party leadership contest"
@@ -28,9 +29,10 @@ are dropped (``duplicate_question``, detail ``kept=<id>``) with a "merge" eviden
 A question joins the first kept question it duplicates; duplicates are not chained through
 questions that were merged away.
 
-To scale, only questions sharing a block are compared: the normalised answer or an alias, the
-first and last four letters of each answer word of 5+ letters that is not common among answers
-(typos: "Okafour" meets "Okafor"), and for weak answers (answer, title numbers, title names).
+To scale, only questions sharing a block are compared: the normalised answer or an alias (or
+its transliteration), the first and last four letters of each answer word of 5+ letters that
+is not common among answers (typos: "Okafour" meets "Okafor"), and for weak answers (answer,
+title numbers, title names).
 """
 
 from __future__ import annotations
@@ -45,9 +47,11 @@ from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
 
 from pastcast.evaluate.matching import matches
-from pastcast.questions.leakage import BINARY_ANSWERS, _rows, tokens
+from pastcast.questions.leakage import _rows
 from pastcast.questions.steps import Evidence, StepResult
-from pastcast.text import normalise
+from pastcast.text import normalise, transliteration
+from pastcast.text.mentions import BINARY_ANSWERS
+from pastcast.text.mentions import mention_tokens as tokens
 
 
 @dataclass(frozen=True)
@@ -138,9 +142,9 @@ def _forms(q: dict) -> set[str]:
 def _same_answer(a: dict, b: dict, forms_a: set[str], forms_b: set[str]) -> bool:
     if forms_a & forms_b:
         return True
-    # ``matches`` both ways holds only for the same words or a typo (similarity >= 0.9): a
-    # cheap test first, ``matches`` (pure Python edit distance) only on the few that pass it
-    if not any(set(x.split()) == set(y.split())
+    # ``matches`` both ways holds only for the same words, a typo (similarity >= 0.9) or a
+    # transliteration: a cheap test first, ``matches`` only on the few that pass it
+    if not any(set(x.split()) == set(y.split()) or x.isascii() != y.isascii()
                or Levenshtein.normalized_similarity(x, y) >= 0.85 for x in forms_a for y in forms_b):
         return False
     return (matches(a["answer"], b["answer"], b.get("answer_aliases") or [])
@@ -179,7 +183,10 @@ def _blocks(q: dict, t: _Title, weak: bool, common: set[str]) -> set[tuple]:
     if weak:
         return {("weak", answer, tuple(sorted(t.numbers)),
                  tuple(sorted(t.names)) if t.names is not None else None)}
-    keys: set[tuple] = {("answer", f) for f in _forms(q)}
+    forms = _forms(q)
+    keys: set[tuple] = {("answer", f) for f in forms}
+    # "Moskva" meets "Москва": a block only, ``matches`` decides (native forms first)
+    keys |= {("answer", latin) for latin in map(transliteration, forms) if latin}
     for w in answer.split():  # typos: the first or the last four letters of a distinctive word
         if len(w) >= 5 and w.isalpha() and w not in common:
             keys |= {("prefix", w[:4]), ("suffix", w[-4:])}

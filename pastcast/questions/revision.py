@@ -19,8 +19,9 @@ The lexical rule (the default, and what decides without a judge). A hit is evide
 sentence of it (its headline, or a sentence of a line of its body; link lines such as
 "Read more: ..." are not the article's text and are skipped, see ``LINK_LINE``):
 
-1. mentions the answer or an alias (``pastcast.text.contains_phrase``: case, accents and
-   punctuation normalised; "Yes"/"No" answers and names shorter than 2 characters are never
+1. mentions the answer or an alias (``pastcast.text.contains_phrase``, in any script: case,
+   accents and punctuation normalised, every character a word in Chinese, Japanese, Thai;
+   "Yes"/"No" answers and names shorter than 2 characters are never
    used, and binary questions are skipped altogether);
 2. contains at least ``min_key_terms`` distinct key terms of the question (``key_terms``: the
    title's content words as ``pastcast.evaluate.agents.keywords`` finds them, stemmed like the
@@ -64,7 +65,6 @@ import asyncio
 import re
 import shutil
 import tempfile
-import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
@@ -77,7 +77,7 @@ from pydantic import BaseModel
 from pastcast.evaluate.agents import STOPWORDS, keywords
 from pastcast.evaluate.index import ANALYZER, ArticleIndex, Hit
 from pastcast.questions.steps import Evidence, StepResult
-from pastcast.text import contains_phrase, normalise, sentences
+from pastcast.text import contains_phrase, normalise, phrase_tokens, searchable, sentences
 
 STAGE = "revision"
 DROP_REASON = "answer_known_early"
@@ -104,13 +104,9 @@ def _stems(text: str) -> list[str]:
     return _ANALYZER.analyze(text or "")
 
 
-def _fold(text: str) -> str:
-    """A cheap superset view of ``normalise``: decomposed, case-folded, non-ASCII, apostrophes
-    and commas dropped. Every word of ``normalise(text)`` is a substring of it, so a name
-    whose words are not all in it is not in the text (a prefilter; ``contains_phrase`` decides)."""
-    folded = unicodedata.normalize("NFKD", text or "").casefold().encode("ascii", "ignore").decode()
-    return (folded.replace("'", "").replace("`", "").replace(",", "")
-            .replace("&", " and ").replace("%", " percent "))
+# A cheap view of a text holding every token of it as a substring, so a name whose tokens are
+# not all in it is not in the text (a prefilter; ``contains_phrase`` decides).
+_fold = searchable
 
 
 # Words of a question title that say nothing about which article reports its outcome.
@@ -207,7 +203,7 @@ class _Rule:
     """The lexical rule for one question."""
 
     names: tuple[str, ...]
-    name_words: tuple[tuple[str, ...], ...]  # normalised words of each name
+    name_words: tuple[tuple[str, ...], ...]  # the tokens of each name, as contains_phrase has them
     terms: frozenset[str]
     need: int
     years: frozenset[int]  # the question's years (its title's, else its open..resolution span)
@@ -221,7 +217,7 @@ class _Rule:
         terms = key_terms(q["title"] or "", names)
         years = _years(q["title"] or "") or set(range(q["open_date"].year if q.get("open_date") else
                                                       q["resolution_date"].year, q["resolution_date"].year + 1))
-        return cls(tuple(names), tuple(tuple(normalise(n).split()) for n in names), frozenset(terms),
+        return cls(tuple(names), tuple(phrase_tokens(n) for n in names), frozenset(terms),
                    min(config.min_key_terms, len(terms)), frozenset(years),
                    frozenset(_MONTH.findall(q["title"] or "")))
 

@@ -1,13 +1,17 @@
 """Validation of candidate questions: the structural rules, each failure a drop with a reason.
 
-``validate`` checks, in order: required fields (``missing_field``); a real answer
+``validate`` checks, in order (answers and titles in any script, normalised by
+``pastcast.text``; words counted per script by ``pastcast.text.word_count``, so a run of
+Chinese characters is neither one word nor one per character): required fields
+(``missing_field``); a real answer
 (``placeholder_answer``); a short one (``answer_too_long``); an answer type on the allow-list
 (``answer_type_not_allowed``: only when the caller narrows the list; a label in another
 spelling is mapped by ``pastcast.text.answer_types`` and an unknown one is ``other``); yes/no only when the question asks for it (``yes_no_answer``); a
 bare number only when a number is asked for (``bare_number``); a resolution date inside the
 snapshot window (``outside_window``); the question open at least ``min_window_days`` before
-it resolves (``short_window``); a title that is a question (``not_a_question``) about the
-future (``not_about_future``).
+it resolves (``short_window``); a title that is a question (``not_a_question``: it ends with
+"?", or the full-width, Arabic or Greek question mark) about the future (``not_about_future``;
+an English cue or a year, see ``_FUTURE``).
 
 Leaks (the answer in a question's own or another question's text, or public before the
 resolution date) and duplicates are separate steps (``leakage``, ``question_dedup``,
@@ -26,17 +30,20 @@ from pastcast.drops import Drop, drops_frame
 from pastcast.evaluate.scoring import PLACEHOLDERS
 from pastcast.questions.steps import StepResult
 from pastcast.schemas import QUESTIONS, frame
-from pastcast.text import normalise
+from pastcast.text import normalise, word_count
 from pastcast.text.answer_types import ANSWER_TYPES as ANSWER_TYPE_VOCABULARY
 from pastcast.text.answer_types import NUMERIC_TYPES, answer_type_original, canonical_answer_type
 
 STAGE = "validate"
 ANSWER_TYPES = frozenset(ANSWER_TYPE_VOCABULARY)  # every type of the vocabulary: all allowed
 REQUIRED = ("question_id", "title", "answer", "resolution_criteria", "open_date", "resolution_date")
+QUESTION_MARKS = ("?", "\uff1f", "\u061f", "\u037e")  # and the full-width, Arabic and Greek ones
 _BARE_NUMBER = re.compile(r"^[+-]?\d[\d,]*(?:\.\d+)?$")
-# A question about the future says so: a future verb, or a time still to come.
-_FUTURE = re.compile(r"\b(will|would|shall|going to|next|upcoming|by the end of|before|"
-                     r"to be (?:named|elected|chosen|appointed)|(?:19|20)\d\d)\b", re.I)
+# A question about the future says so: a future verb, or a time still to come (a year also
+# when a Chinese or Japanese character follows it, as in "2026年").
+_FUTURE = re.compile(r"\b(?:will|would|shall|going to|next|upcoming|by the end of|before|"
+                     r"to be (?:named|elected|chosen|appointed))\b"
+                     r"|(?<!\w)(?:19|20)\d\d(?![0-9A-Za-z_])", re.I)
 
 
 @dataclass(frozen=True)
@@ -56,8 +63,9 @@ def problem(q: dict, config: ValidateConfig = ValidateConfig()) -> tuple[str, st
     answer = normalise(q["answer"])
     if not answer or answer in PLACEHOLDERS:
         return "placeholder_answer", q["answer"]
-    if len(answer.split()) > config.max_answer_words:
-        return "answer_too_long", f"{q['answer']!r} has {len(answer.split())} words (max {config.max_answer_words})"
+    words = word_count(q["answer"])  # a run of Chinese characters is not one word, nor one each
+    if words > config.max_answer_words:
+        return "answer_too_long", f"{q['answer']!r} has {words} words (max {config.max_answer_words})"
     answer_type = canonical_answer_type(q.get("answer_type"))
     if answer_type not in config.answer_types:
         return "answer_type_not_allowed", f"{answer_type!r} not in {sorted(config.answer_types)}"
@@ -71,7 +79,7 @@ def problem(q: dict, config: ValidateConfig = ValidateConfig()) -> tuple[str, st
     if (resolves - q["open_date"]).days < config.min_window_days:
         return "short_window", f"{q['open_date']} to {resolves} (< {config.min_window_days} days)"
     title = q["title"].strip()
-    if not title.endswith("?"):
+    if not title.endswith(QUESTION_MARKS):
         return "not_a_question", title
     if not _FUTURE.search(title):
         return "not_about_future", title

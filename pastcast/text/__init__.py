@@ -1,7 +1,12 @@
-"""Text handling every stage shares, for every script: normalisation (``normalise``), mentions
-of a phrase in a text (``mentions``) and lengths of texts in scripts written with or without
-spaces (``scripts``)."""
+"""Text handling every stage shares, for every script: normalisation and tokens
+(``normalise``), mentions of a phrase in a text (``mentions``) and lengths of texts in scripts
+written with or without spaces (``scripts``)."""
 
-from pastcast.text.normalise import LEADING_ARTICLE, contains_phrase, normalise, sentences
+from pastcast.text.mentions import (Mention, contains_phrase, find_mention, mention_tokens,
+                                    phrase_tokens, searchable)
+from pastcast.text.normalise import (LEADING_ARTICLE, normalise, sentences, tokens,
+                                     transliteration, word_count, words, written_without_spaces)
 
-__all__ = ["LEADING_ARTICLE", "contains_phrase", "normalise", "sentences"]
+__all__ = ["LEADING_ARTICLE", "Mention", "contains_phrase", "find_mention", "mention_tokens",
+           "normalise", "phrase_tokens", "searchable", "sentences", "tokens", "transliteration",
+           "word_count", "words", "written_without_spaces"]

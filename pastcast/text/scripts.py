@@ -1,15 +1,16 @@
 """How long a text is, in every script.
 
 Counting words by spaces undercounts scripts written without them: a 600-character Japanese
-article is "about 50 words" that way. Here a text's length is counted per script:
+article is "about 50 words" that way. Here a raw text's length (an article's main text) is
+counted per script, with the script classes and rates of ``pastcast.text.normalise`` (one
+definition for article lengths and answer lengths):
 
 - scripts written with spaces (Latin, Cyrillic, Greek, Arabic, Hebrew, Devanagari, Hangul, ...):
-  words, i.e. runs of letters and digits;
-- Chinese characters and Japanese kana: one word unit per character, the convention of word
-  processors for CJK text (a Chinese word is 1.5 characters on average, so this is the generous
-  side: a real brief is never counted short);
-- Thai, Lao, Khmer, Myanmar and Tibetan, written without spaces between words in alphabets
-  of about ``CHARS_PER_WORD_SEGMENTED`` letters a word: letters divided by that.
+  words, i.e. runs of letters and digits with their marks;
+- Chinese characters and Japanese kana: one word per ``CJK_CHARS_PER_WORD`` characters (a
+  Chinese word averages 1.5-2 characters: this is the generous side, never too few words);
+- Thai, Lao, Khmer and Myanmar, alphabets written without spaces between words: one word per
+  ``SEGMENTED_LETTERS_PER_WORD`` letters.
 
 A text mixing scripts adds the parts ("東京で G7 summit" is 2 + 2 word units).
 """
@@ -19,20 +20,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-# One word unit per character: Han (CJK unified ideographs and extensions, compatibility
-# ideographs), hiragana, katakana (and its phonetic extensions and half-width forms).
-_IDEOGRAPHIC = (
-    "\u3040-\u309f\u30a0-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-    "\uff66-\uff9f\U00020000-\U0003134f"
-)
-# Alphabets written without spaces between words: Thai, Lao, Tibetan, Myanmar, Khmer.
-_SEGMENTED = "\u0e00-\u0e7f\u0e80-\u0eff\u0f00-\u0fff\u1000-\u109f\u1780-\u17ff"
-CHARS_PER_WORD_SEGMENTED = 4  # Thai words average 4-5 letters: the lower bound, never short
+from pastcast.text.normalise import CJK_CHARS_PER_WORD, IDEOGRAPHIC, MARKS, SEGMENTED, SEGMENTED_LETTERS_PER_WORD
 
-_IDEOGRAPHIC_CHAR = re.compile(f"[{_IDEOGRAPHIC}]")
-_SEGMENTED_CHAR = re.compile(f"[{_SEGMENTED}]")
-# a word of a spaced script: letters, digits and their combining marks, none of the above
-_SPACED_WORD = re.compile(f"(?:(?![{_IDEOGRAPHIC}{_SEGMENTED}])[\\w\u0300-\u036f\u0900-\u0dff])+")
+_IDEOGRAPHIC_CHAR = re.compile(f"[{IDEOGRAPHIC}]")
+_SEGMENTED_CHAR = re.compile(f"[{SEGMENTED}]")
+# a word of a spaced script: letters and digits (with their marks) of none of the classes above
+_SPACED_WORD = re.compile(f"(?:(?![{IDEOGRAPHIC}{SEGMENTED}])\\w[{MARKS}]*)+")
+_ASCII_WORD = re.compile(r"\w+")
 
 
 @dataclass(frozen=True)
@@ -41,27 +35,28 @@ class TextLength:
 
     words: int  # words of scripts written with spaces
     ideographs: int  # Han characters and kana
-    segmented_letters: int  # letters of Thai, Lao, Khmer, Myanmar, Tibetan
+    segmented_letters: int  # letters of Thai, Lao, Khmer, Myanmar
 
     @property
     def word_units(self) -> int:
         """Words, with characters of unspaced scripts converted (see the module doc)."""
-        return self.words + self.ideographs + self.segmented_letters // CHARS_PER_WORD_SEGMENTED
+        return (self.words + -(-self.ideographs // CJK_CHARS_PER_WORD)
+                + -(-self.segmented_letters // SEGMENTED_LETTERS_PER_WORD))
 
     @property
     def unspaced(self) -> bool:
         """Most of the text is in scripts written without spaces."""
-        return self.ideographs + self.segmented_letters // CHARS_PER_WORD_SEGMENTED > self.words
+        return self.word_units - self.words > self.words
 
     def describe(self) -> str:
-        parts = [f"{self.word_units} word units"]
+        parts = []
         if self.ideographs:
             parts.append(f"{self.ideographs} CJK characters")
         if self.segmented_letters:
-            parts.append(f"{self.segmented_letters} Thai/Lao/Khmer/Myanmar/Tibetan letters")
-        if self.words and len(parts) > 1:
+            parts.append(f"{self.segmented_letters} Thai/Lao/Khmer/Myanmar letters")
+        if parts and self.words:
             parts.append(f"{self.words} spaced words")
-        return parts[0] if len(parts) == 1 else f"{parts[0]} ({', '.join(parts[1:])})"
+        return f"{self.word_units} word units" + (f" ({', '.join(parts)})" if parts else "")
 
 
 def text_length(text: str | None) -> TextLength:
@@ -69,7 +64,7 @@ def text_length(text: str | None) -> TextLength:
     if not text:
         return TextLength(0, 0, 0)
     if text.isascii():  # most pages: skip the script scans
-        return TextLength(len(_SPACED_WORD.findall(text)), 0, 0)
+        return TextLength(len(_ASCII_WORD.findall(text)), 0, 0)
     return TextLength(len(_SPACED_WORD.findall(text)), len(_IDEOGRAPHIC_CHAR.findall(text)),
                       len(_SEGMENTED_CHAR.findall(text)))
 
