@@ -53,6 +53,8 @@ from _common import (CACHE, DATA, FUNDUS_MANIFEST, FUNDUS_PAGES, FUNDUS_WARC, HA
                      trafilatura_page_path, write_json)
 from ingest_accuracy import _gold_day, calculate_scores, evaluate_result  # noqa: E402
 
+from pastcast.text.normalise import IDEOGRAPHIC, MARKS, SEGMENTED  # noqa: E402
+
 OUT = CACHE / "generalisation.json"
 SLACK = timedelta(days=1)
 SYSTEMS = ("pastcast", "plain")
@@ -61,11 +63,11 @@ HALF_LABEL = {"tune": "tune", "heldout": "held-out"}
 # ------------------------------------------------------------------------------- metrics
 
 # Token-level F1 of an extracted text against the gold body: lower-cased words; each Han/kana
-# character and each letter of Thai, Lao, Tibetan, Myanmar, Khmer is its own token (those
-# scripts have no spaces), so every language is scored on comparable units.
-_UNSPACED = ("\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
-             "\U00020000-\U0003134f\u0e00-\u0fff\u1000-\u109f\u1780-\u17ff")
-TOKEN = re.compile(f"[{_UNSPACED}]|(?:(?![{_UNSPACED}])[^\\W_]|[\u0300-\u036f\u0900-\u0dff])+")
+# character and each letter of Thai, Lao, Myanmar, Khmer is its own token (those scripts have
+# no spaces), so every language is scored on comparable units. The script classes are
+# pastcast.text's (one definition; Tibetan separates syllables with the tsheg).
+_UNSPACED = IDEOGRAPHIC + SEGMENTED
+TOKEN = re.compile(f"[{_UNSPACED}]|(?:(?![{_UNSPACED}])[^\\W_]|[{MARKS}])+")
 
 
 def tokens(text: str | None) -> Counter:

@@ -137,7 +137,7 @@ def _ingest_progress(bar: Progress):
                    "units: words; Chinese and Japanese two characters a word.")
 @click.option("--max-age-days", type=click.IntRange(min=0), default=None,
               help="Drop pages dated more than this many days before their crawl (too_old). "
-                   "Default: keep them with their true date (archive pages are background).")
+                   "Default: keep them with their true date, never served to agents.")
 def ingest(inputs: tuple[str, ...], out_dir: str, workers: int, base_url: str | None,
            spool_dir: str | None, languages: tuple[str, ...], min_words: int,
            max_age_days: int | None) -> None:
@@ -429,7 +429,12 @@ def questions_filter(questions_file: str, articles_dir: str, out_dir: str, windo
         candidates = _read_questions(qpath / "questions.parquet" if qpath.is_dir() else qpath)
         articles = read_articles(articles_dir)
         window = news_window(articles) or (None, None)
-        types = canonical_types(t for t in answer_types.split(",") if t.strip()) if answer_types else ANSWER_TYPES
+        types = ANSWER_TYPES
+        if answer_types is not None:
+            listed = [t for t in answer_types.split(",") if t.strip()]
+            if not listed:
+                raise ValueError(f"--answer-types {answer_types!r} names no type")
+            types = canonical_types(listed)
         config = FilterConfig(
             validate=ValidateConfig(max_answer_words=max_answer_words, min_window_days=min_window_days,
                                     answer_types=types,

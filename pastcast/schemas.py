@@ -141,6 +141,14 @@ def frame(rows: Iterable[Mapping], schema: Mapping[str, pl.DataType]) -> pl.Data
     return pl.DataFrame(rows, schema=dict(schema), strict=False).select(list(schema))
 
 
+# Columns added after tables were first written: a snapshot or working folder of an earlier
+# version lacks them (readers see nulls; the schema check accepts their absence).
+ADDED_LATER: dict[str, tuple[str, ...]] = {
+    "articles": ("published_local_date", "published_utc_offset_minutes"),
+    "questions": ("answer_type_original",),
+}
+
+
 def scan_parts(paths: Iterable, schema: Mapping[str, pl.DataType]) -> pl.LazyFrame:
     """Parquet files of one table as one lazy frame with ``schema``'s columns: files written
     before a column was added (a working folder of an earlier version, a day built then) get it

@@ -20,7 +20,10 @@ from pastcast.text.answer_types import (ANSWER_TYPE_SYNONYMS, ANSWER_TYPES, answ
     ("company", "organisation"), ("football club", "organisation"), ("space probe", "other"), ("club", "organisation"),
     ("location", "place"), ("GPE", "place"), ("city", "place"), ("Countries", "place"),
     ("work of art", "title"), ("WORK_OF_ART", "title"), ("work-of-art", "title"), ("film", "title"),
-    ("Yes/No", "binary"), ("percentage", "number"), ("Person", "person"), ("companies", "organisation"),
+    ("Yes/No", "binary"), ("Yes or No", "binary"), ("true/false", "binary"), ("percentage", "number"),
+    ("Person", "person"), ("companies", "organisation"), ("Company name", "organisation"),
+    ("Name of the company", "organisation"), ("Team name", "organisation"), ("Country name", "place"),
+    ("person name", "person"), ("name", "other"),
     ("", "other"), (None, "other"), ("flavour of the month", "other"),
 ])
 def test_labels_map_to_the_vocabulary(label, expected):

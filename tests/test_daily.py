@@ -372,3 +372,23 @@ def test_a_day_added_to_days_built_before_newer_columns_gathers_them_as_nulls(wa
     by_url = {r["url"]: r for r in table.iter_rows(named=True)}
     assert by_url["https://news.example/alpha"]["published_local_date"] is None  # the old day
     assert by_url["https://news.example/delta"]["published_local_date"] == D3  # the new day
+
+
+def test_question_days_of_an_earlier_version_gather_with_newer_columns_as_nulls(tmp_path):
+    from evalkit import question
+    from pastcast import pipeline
+    from pastcast.schemas import QUESTIONS, frame
+
+    work = tmp_path / "work"
+    old_day, new_day = work / "questions" / "news" / "day=2026-01-05", work / "questions" / "news" / "day=2026-01-06"
+    for folder in (old_day, new_day):
+        folder.mkdir(parents=True)
+    q = question("q-old", "Who will win the Brennick vote in 2026?", "Ana Ruiz", "2026-01-05", "2026-02-05")
+    frame([q], QUESTIONS).drop("answer_type_original").write_parquet(old_day / "questions.parquet")
+    new = question("q-new", "Who will win the Saltmere vote in 2026?", "Bo Lind", "2026-01-06", "2026-02-06",
+                   answer_type="organisation", answer_type_original="organization")
+    frame([new], QUESTIONS).write_parquet(new_day / "questions.parquet")
+    pipeline.gather_candidates(work)
+    got = pl.read_parquet(work / "question_candidates.parquet")
+    assert got.schema == pl.Schema(QUESTIONS)
+    assert dict(got.select("question_id", "answer_type_original").iter_rows()) == {"q-old": None, "q-new": "organization"}

@@ -281,3 +281,11 @@ def test_a_time_written_in_utc_takes_the_day_the_page_writes():
     midnight = page('<script type="application/ld+json">{"datePublished": "2026-02-10T00:00:00Z"}</script>')
     got = date_page(midnight, "https://a.example/2026/02/09/story", CRAWL)
     assert got.local_date.isoformat() == "2026-02-10"
+
+
+def test_a_template_default_date_is_never_the_publication():
+    epoch = page('<meta property="article:published_time" content="1970-01-01T00:00:00+00:00">')
+    got = date_page(epoch, "https://a.example/2026/02/12/story", CRAWL)
+    assert got.published_at.date().isoformat() == "2026-02-12" and got.source == "url"
+    alone = date_page(epoch, "https://a.example/story", CRAWL)
+    assert alone.published_at is None and any("1970-01-01" in r for r in alone.rejected)

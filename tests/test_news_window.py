@@ -34,3 +34,16 @@ def test_archive_pages_are_no_question_source():
     assert run.articles == 0 and run.questions.height == 0
     fresh = [_article("new", datetime(2026, 2, 13, 9, tzinfo=timezone.utc), text=text)]
     assert generate_questions(frame(fresh, ARTICLES)).articles == 1
+
+
+def test_archive_pages_are_not_served_by_search(tmp_path):
+    from pastcast.evaluate.index import ArticleIndex
+
+    rows = [_article("old", datetime(2012, 5, 10, tzinfo=timezone.utc),
+                     text="Acme names Okafor chief executive after a long search."),
+            _article("new", datetime(2026, 2, 13, 9, tzinfo=timezone.utc),
+                     text="Acme names Okafor chief executive, the board said on Friday.")]
+    index = ArticleIndex.build(frame(rows, ARTICLES), tmp_path / "index")
+    # the archive page's text is its crawl-time text: never shown from its stated date
+    assert [h.article_id for h in index.search("Acme Okafor chief executive", date(2026, 2, 1))] == []
+    assert [h.article_id for h in index.search("Acme Okafor chief executive", date(2026, 2, 14))] == ["new"]

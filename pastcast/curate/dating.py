@@ -5,8 +5,8 @@ HTTP Last-Modified) offers its first plausible date; the day most of them agree 
 recorded with its source and a confidence. WARC-Date is an upper bound on publication, with
 one day of slack: a page in a timezone east of UTC may carry a local date ahead of UTC.
 A page whose only dates are implausible (after its crawl) gets no date, never the crawl date.
-A page dated long before its crawl (an archive page crawled again) keeps its true date: the
-date gate makes it visible from that date on, so it cannot leak; an age limit is an option.
+A page dated long before its crawl (an archive page crawled again) keeps its true date (what
+is served of it is decided downstream, ``pastcast.curate.window``); an age limit is an option.
 """
 
 from __future__ import annotations
@@ -24,6 +24,9 @@ from pastcast.curate.datelines import headline_dates, labelled_dates, text_dates
 from pastcast.curate.htmltree import parse_html
 
 SLACK = timedelta(days=1)
+# Before the web had news sites: a date this early is a template's default (1970-01-01,
+# 1900-01-01), never a page's publication; the signal's next date is tried.
+EARLIEST_PLAUSIBLE = datetime(1995, 1, 1, tzinfo=timezone.utc)
 
 # Confidence of each signal: explicit machine-readable publication times beat inferred ones.
 CONFIDENCE = {
@@ -298,7 +301,7 @@ def date_page(tree, url: str, crawled_at: datetime, http_headers: dict[str, str]
             stated = _parse_any(raw, source)
             if stated is None:
                 continue
-            if stated[0] <= ceiling:
+            if EARLIEST_PLAUSIBLE <= stated[0] <= ceiling:
                 offers[name] = stated
                 break
             rejected.append(f"{source}:{raw}")

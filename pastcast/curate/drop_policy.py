@@ -14,5 +14,5 @@ half: ``bench/drop_policy.py`` and bench/README.md.
 MIN_WORD_UNITS = 17
 
 # Pages dated long before their crawl (archive pages crawled again) are kept with their true
-# date: the date gate shows them from that date on. A number of days here drops them.
+# date (never served: pastcast.curate.window). A number of days here drops them.
 MAX_AGE_DAYS: int | None = None

@@ -40,8 +40,9 @@ class ExtractConfig:
     # finds fewer word units than this (about 7% of pages): the F1 of the full pass on every
     # page at about the speed of the fast pass alone (bench/ingest_accuracy.py)
     full_extraction_below_words: int = 100
-    # None keeps a page dated long before its crawl (an archive page) with its true date: the
-    # date gate shows it from that date on. N drops pages dated over N days before their crawl.
+    # None keeps a page dated long before its crawl (an archive page) with its true date, in
+    # the corpus but never served (pastcast.curate.window); N drops pages dated over N days
+    # before their crawl.
     max_age_days: int | None = MAX_AGE_DAYS
 
 

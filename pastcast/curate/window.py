@@ -1,10 +1,13 @@
 """The time window a set of articles covers as news.
 
-Archive pages crawled again years after publication are kept with their true dates (background
-for search), so the oldest ``published_at`` says nothing about the period a crawl covers. The
-window runs from the first day of an article crawled within ``CURRENT_NEWS_DAYS`` of its
-publication (news when it was crawled) to the last published day. Articles published before
-the window are background: visible to search from their dates on, but no question source.
+Archive pages crawled again years after publication are kept with their true dates, so the
+oldest ``published_at`` says nothing about the period a crawl covers. The window runs from the
+first day of an article crawled within ``CURRENT_NEWS_DAYS`` of its publication (news when it
+was crawled) to the last published day.
+
+An archive page is never served (search index, extractive background, question sources): its
+text is the text at crawl time, which may carry edits made long after its stated date (an
+evergreen page), so shown from that date it could show later news early.
 """
 
 from __future__ import annotations

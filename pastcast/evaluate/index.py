@@ -31,10 +31,11 @@ import polars as pl
 import tantivy
 from tantivy import FieldType, Occur, Query
 
+from pastcast.curate.window import is_current_news
 from pastcast.io import locked, write_parquet
 from pastcast.snapshot import MANIFEST, read_manifest
 
-INDEX_FORMAT = 1  # bump when the schema or analyzer changes; stale indexes get rebuilt
+INDEX_FORMAT = 2  # bump when the schema, analyzer or what is indexed changes; stale indexes get rebuilt
 META_FILE = "pastcast_index.json"
 TITLE_BOOST = 1.5  # a query term in the headline says more than one in the body
 MAX_QUERY_TERMS = 64
@@ -85,14 +86,23 @@ def query_terms(text: str) -> list[str]:
     return list(dict.fromkeys(ANALYZER.analyze(text or "")))[:MAX_QUERY_TERMS]
 
 
+def _searchable(articles: pl.DataFrame | pl.LazyFrame):
+    """The articles the gate can place: dated, and not archive pages. An archive page (crawled
+    over ``CURRENT_NEWS_DAYS`` after its stated date) is kept in the corpus with its true date,
+    but its text is the text at crawl time, which may carry later edits (and its date may be a
+    template's default): served from its stated date it could show later news early."""
+    dated = articles.filter(pl.col("published_at").is_not_null())
+    columns = articles.collect_schema().names() if isinstance(articles, pl.LazyFrame) else articles.columns
+    return dated.filter(is_current_news()) if "crawled_at" in columns else dated
+
+
 def _batches(articles: pl.DataFrame | pl.LazyFrame) -> Iterator[pl.DataFrame]:
     cols = ["article_id", "title", "text", "published_at"]
     if isinstance(articles, pl.DataFrame):
-        yield from articles.select(cols).filter(pl.col("published_at").is_not_null()).iter_slices(_BATCH_ROWS)
+        yield from _searchable(articles).select(cols).iter_slices(_BATCH_ROWS)
         return
     # Streaming batches keep memory flat on a month of articles.
-    lf = articles.select(cols).filter(pl.col("published_at").is_not_null())
-    yield from lf.collect_batches(chunk_size=_BATCH_ROWS)
+    yield from _searchable(articles).select(cols).collect_batches(chunk_size=_BATCH_ROWS)
 
 
 def _top(searcher, query, k: int) -> list[tuple[float, object, object]]:
@@ -315,7 +325,7 @@ INDEXED = "indexed.parquet"  # beside an updatable index: each document's id and
 
 def _keys(articles: pl.LazyFrame) -> pl.LazyFrame:
     """(article_id, key): the key changes when anything indexed about the article does."""
-    return (articles.filter(pl.col("published_at").is_not_null())
+    return (_searchable(articles)
             .select("article_id", pl.struct("title", "text", "published_at").hash().alias("key")))
 
 

@@ -81,6 +81,7 @@ from datetime import date, timedelta
 
 import polars as pl
 
+from pastcast.curate.window import is_current_news
 from pastcast.drops import Drop, drops_frame
 from pastcast.io import stable_id
 from pastcast.text import contains_phrase, normalise, searchable, sentences
@@ -1033,6 +1034,8 @@ class _EarlierArticles:
     normalised once, not once per question, and only for articles that pass a cheap test."""
 
     def __init__(self, articles: pl.DataFrame):
+        if "crawled_at" in articles.columns:  # archive pages are never background (see curate.window)
+            articles = articles.filter(is_current_news().fill_null(False))
         self.rows = articles.select("title", "text", "published_at").rows(named=True)
         self.days = [r["published_at"].date() for r in self.rows]
         self._words: dict[int, set[str]] = {}

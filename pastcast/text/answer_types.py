@@ -31,7 +31,7 @@ ANSWER_TYPES = ("person", "organisation", "place", "title", "number", "date", "b
 NUMERIC_TYPES = frozenset({"number", "range", "date"})
 
 ANSWER_TYPE_SYNONYMS: dict[str, tuple[str, ...]] = {
-    "person": ("people", "individual", "name", "person name", "human", "per", "candidate",
+    "person": ("people", "individual", "person name", "full name", "human", "per", "candidate",
                "player", "athlete", "politician"),
     "organisation": ("organization", "org", "organisation name", "organization name", "company",
                      "corporation", "business", "firm", "club", "team", "party",
@@ -44,7 +44,7 @@ ANSWER_TYPE_SYNONYMS: dict[str, tuple[str, ...]] = {
     "number": ("numeric", "numerical", "quantity", "count", "integer", "float", "amount",
                "percentage", "percent", "money", "price", "cardinal", "figure", "continuous"),
     "date": ("time", "datetime", "day", "month", "year"),
-    "binary": ("yes no", "yesno", "boolean", "bool"),
+    "binary": ("yes no", "yes or no", "yesno", "true false", "true or false", "boolean", "bool"),
     "option": ("multiple choice", "choice", "categorical", "mc"),
     "range": ("interval", "bucket"),
     "entity": ("named entity", "product", "event", "language", "thing"),
@@ -66,10 +66,15 @@ def _key(label: str) -> str:
 
 def canonical_answer_type(label: str | None) -> str:
     """The vocabulary's type for ``label``: the label, its singular ("companies", "cities"), else
-    its last word ("football club" is a club); ``other`` for an empty or unknown label."""
+    its last word ("football club" is a club); "company name" and "name of the company" are
+    companies; ``other`` for an empty or unknown label."""
     if not label:
         return "other"
     key = _key(label)
+    if key.startswith("name of "):  # "name of the company" names a company
+        key = key[len("name of "):].removeprefix("the ").removeprefix("a ")
+    elif key.endswith(" name") and key not in _CANONICAL:  # "company name" is a company's name
+        key = key[: -len(" name")]
     head = key.split(" of ", 1)[0].rsplit(" ", 1)[-1]  # "flavour of the month" is a flavour
     for form in (key, head) if head != key else (key,):
         for candidate in (form, form[:-3] + "y" if form.endswith("ies") else None,
