@@ -12,35 +12,11 @@ agents exploited it. Two steps guard against that here, both over the QUESTIONS 
   pair remains (reason ``answer_in_other_question``), and every pair is kept as evidence.
 
 ``find_mention`` is the one rule both use; it lives in ``pastcast.text.mentions`` (shared with
-question dedup, revision and answer grounding, and re-exported here), which documents it in
-full. Rules, tried in this order (the first that fires is reported), for text in any script:
-
-1. ``exact`` / ``alias``: the answer / an alias as a whole-word phrase after normalisation
-   (``pastcast.text.normalise``: case, accents, compatibility forms, punctuation, "&" = "and",
-   thousands separators, "%" = "percent"; plus possessive 's, "per cent" = "percent" and
-   trailing decimal zeros: "3.50%" = "3.5%"). In scripts written without spaces (Chinese,
-   Japanese, Thai, ...) every character is a word, so "北京" is found in "我今天去北京了". An
-   answer written as an acronym ("ECB", "U.S.") is only found written in capitals (see 3).
-2. ``transliteration``: an answer or alias in Greek, Cyrillic, Armenian or Georgian letters is
-   also looked for in its Latin spelling, 4+ letters ("Москва" found as "Moskva"); never Han or
-   kana, and never a Latin answer in another script.
-3. ``abbreviation``: an acronym of a multi-word, non-person answer ("European Central Bank" ->
-   "ECB", 3+ letters) or one from a small table of well-known ones (US, UK, EU, UN, NATO, IMF,
-   WHO, FIFA, IOC, ...), found only as written in capitals in the original text ("U.S." and
-   "US" count, the pronoun "us" never does; "Nato" counts for 4+ letters; never in a field
-   written all in capitals); the other way round, an acronym answer's table expansions, or a
-   run of capitalised words whose initials spell it (3+ letters).
-4. ``surname``: for a person answer of 2+ words, the last name (4+ letters; Jr/Sr/II/III
-   skipped) as a whole word written with a capital.
-5. ``fuzzy``: for an answer, alias, transliteration or (person) surname of 6+ characters
-   without digits and in a script written with spaces, a run of whole words (as many as the
-   form has, one more or one fewer) whose rapidfuzz ratio with the form is >= ``FUZZY_SCORE``
-   (90): "Okafour" is "Okafor", but "Anaheim" is never "Ana".
-
-Never checked: Yes/No (True/False) answers (the words are the options, not a leak) and
-answers that cannot be located meaningfully (one character, or a bare integer of one or two
-digits with no unit). Numbers are matched exactly (after normalisation): "6.6%" and
-"6.6 per cent" are the same, "6.6%" and "6.5%" are not.
+question dedup, revision and answer grounding, and re-exported here), whose docstring gives the
+rules: exact / alias (after ``pastcast.text.normalise``, in any script; every character a word
+in scripts written without spaces), transliteration, abbreviation, surname, fuzzy, tried in
+that order, the first that fires reported. Yes/No answers and answers that cannot be located
+meaningfully (one character, a bare one- or two-digit integer) are never checked.
 
 A question whose ``candidate_outcomes`` list its answer (a market's options) is not leaking
 when its text lists the options too: a mention of the answer in a field that also names
