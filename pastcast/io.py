@@ -13,6 +13,8 @@ from pathlib import Path
 
 import polars as pl
 
+from pastcast.schemas import scan_parts
+
 
 def _umask() -> int:
     mask = os.umask(0)
@@ -57,8 +59,7 @@ def merge_parquet(parts: list[str | Path], path: str | Path, empty: pl.DataFrame
     if not parts:
         return write_parquet(empty, path)
     # parts written before a column was added (a resumed run of an earlier version) get it as nulls
-    return sink_parquet(pl.scan_parquet([str(p) for p in parts], schema=dict(empty.schema),
-                                        missing_columns="insert", extra_columns="ignore"), path)
+    return sink_parquet(scan_parts(parts, empty.schema), path)
 
 
 def sink_parquet(frame: pl.LazyFrame, path: str | Path) -> Path:

@@ -27,14 +27,18 @@ def is_current_news(max_days: int = CURRENT_NEWS_DAYS) -> pl.Expr:
         pl.col("crawled_at").is_null() | (lag <= pl.duration(days=max_days)))
 
 
+def not_archive(columns) -> pl.Expr:
+    """The rows that may be served of a table with these ``columns``: dated current news
+    (``is_current_news``, undated rows out); every row of a table without crawl times."""
+    return is_current_news().fill_null(False) if "crawled_at" in columns else pl.lit(True)
+
+
 def news_window(articles: pl.DataFrame | pl.LazyFrame) -> tuple[date, date] | None:
     """(first, last) day the articles cover as news (see the module doc), or None when no
     article is dated."""
     lazy = articles.lazy()
-    if "crawled_at" not in lazy.collect_schema().names():
-        lazy = lazy.with_columns(pl.lit(None, pl.Datetime("us", "UTC")).alias("crawled_at"))
     first, last, oldest = lazy.select(
-        pl.col("published_at").filter(is_current_news()).min().dt.date().alias("first"),
+        pl.col("published_at").filter(not_archive(lazy.collect_schema().names())).min().dt.date().alias("first"),
         pl.col("published_at").max().dt.date().alias("last"),
         pl.col("published_at").min().dt.date().alias("oldest")).collect().row(0)
     if last is None:

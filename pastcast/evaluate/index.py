@@ -31,7 +31,7 @@ import polars as pl
 import tantivy
 from tantivy import FieldType, Occur, Query
 
-from pastcast.curate.window import is_current_news
+from pastcast.curate.window import not_archive
 from pastcast.io import locked, write_parquet
 from pastcast.snapshot import MANIFEST, read_manifest
 
@@ -91,9 +91,8 @@ def _searchable(articles: pl.DataFrame | pl.LazyFrame):
     over ``CURRENT_NEWS_DAYS`` after its stated date) is kept in the corpus with its true date,
     but its text is the text at crawl time, which may carry later edits (and its date may be a
     template's default): served from its stated date it could show later news early."""
-    dated = articles.filter(pl.col("published_at").is_not_null())
     columns = articles.collect_schema().names() if isinstance(articles, pl.LazyFrame) else articles.columns
-    return dated.filter(is_current_news()) if "crawled_at" in columns else dated
+    return articles.filter(pl.col("published_at").is_not_null() & not_archive(columns))
 
 
 def _batches(articles: pl.DataFrame | pl.LazyFrame) -> Iterator[pl.DataFrame]:

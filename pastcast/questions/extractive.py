@@ -81,7 +81,7 @@ from datetime import date, timedelta
 
 import polars as pl
 
-from pastcast.curate.window import is_current_news
+from pastcast.curate.window import not_archive
 from pastcast.drops import Drop, drops_frame
 from pastcast.io import stable_id
 from pastcast.text import contains_phrase, normalise, searchable, sentences
@@ -1024,18 +1024,12 @@ def _timed_text(text: str, resolution: date) -> str:
     return _timed(Outcome("", "", "", text, "", ""), resolution)
 
 
-# A cheap superset of ``normalise``'s words, for a first test: every word of
-# ``normalise(text)`` is a substring of this, so a term missing here is missing there.
-_folded = searchable
-
-
 class _EarlierArticles:
     """Background search over the articles, sorted by publication: each article's words are
     normalised once, not once per question, and only for articles that pass a cheap test."""
 
     def __init__(self, articles: pl.DataFrame):
-        if "crawled_at" in articles.columns:  # archive pages are never background (see curate.window)
-            articles = articles.filter(is_current_news().fill_null(False))
+        articles = articles.filter(not_archive(articles.columns))  # archive pages are never background
         self.rows = articles.select("title", "text", "published_at").rows(named=True)
         self.days = [r["published_at"].date() for r in self.rows]
         self._words: dict[int, set[str]] = {}
@@ -1052,7 +1046,7 @@ class _EarlierArticles:
 
     def has_all(self, i: int, terms: set[str]) -> bool:
         if i not in self._folded:
-            self._folded[i] = _folded(self._text(i))
+            self._folded[i] = searchable(self._text(i))  # every normalised word is a substring of it
         folded = self._folded[i]
         return all(t in folded for t in terms) and terms <= self.words(i)
 

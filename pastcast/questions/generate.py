@@ -15,7 +15,7 @@ from pathlib import Path
 
 import polars as pl
 
-from pastcast.curate.window import is_current_news, news_window
+from pastcast.curate.window import news_window, not_archive
 from pastcast.drops import counts_by_reason
 from pastcast.io import write_json, write_parquet
 from pastcast.questions.extractive import GenerateConfig, generate_extractive
@@ -69,8 +69,7 @@ def generate_questions(articles: pl.DataFrame, generator: str = "extractive", *,
         chosen = articles["article_id"].is_in(list(article_ids))
     else:
         chosen = _days(articles, days)
-    if "crawled_at" in articles.columns:  # archive pages crawled again are background only
-        chosen = chosen & articles.select(is_current_news().fill_null(False)).to_series()
+    chosen = chosen & articles.select(not_archive(articles.columns)).to_series()  # archive pages: background only
     n = int(chosen.sum())
     if window_start is None and articles.height:
         window = news_window(articles)

@@ -104,11 +104,6 @@ def _stems(text: str) -> list[str]:
     return _ANALYZER.analyze(text or "")
 
 
-# A cheap view of a text holding every token of it as a substring, so a name whose tokens are
-# not all in it is not in the text (a prefilter; ``contains_phrase`` decides).
-_fold = searchable
-
-
 # Words of a question title that say nothing about which article reports its outcome.
 EXTRA_STOPWORDS = frozenset(
     """level much many according compared reported happen take place whom whose which who what
@@ -222,7 +217,7 @@ class _Rule:
                    frozenset(_MONTH.findall(q["title"] or "")))
 
     def _may_name(self, text: str) -> bool:
-        folded = _fold(text)
+        folded = searchable(text)  # a name whose tokens are not all substrings of it is not in text
         return any(all(w in folded for w in words) for words in self.name_words)
 
     def mentions(self, sentence: str) -> bool:

@@ -252,10 +252,3 @@ def sentences(text: str) -> list[str]:
         start = m.end()
     out.append(text[start:])
     return [s.strip() for s in out if s.strip()]
-
-
-def contains_phrase(haystack: str, needle: str) -> bool:
-    """Whole-word containment of a phrase after normalisation (``pastcast.text.mentions``)."""
-    from pastcast.text.mentions import contains_phrase as contains  # the mention finder's rule
-
-    return contains(haystack, needle)
