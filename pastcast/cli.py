@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from pastcast.curate.drop_policy import MIN_WORD_UNITS
+from pastcast.curate.drop_policy import MIN_WORD_UNITS, UNDATED, UNDATED_CHOICES
 
 console = Console(stderr=True)
 out = Console()
@@ -138,9 +138,13 @@ def _ingest_progress(bar: Progress):
 @click.option("--max-age-days", type=click.IntRange(min=0), default=None,
               help="Drop pages dated more than this many days before their crawl (too_old). "
                    "Default: keep them with their true date, never served to agents.")
+@click.option("--undated", type=click.Choice(UNDATED_CHOICES), default=UNDATED, show_default=True,
+              help="A page with no plausible date of its own: 'crawl' keeps it dated by its crawl "
+                   "(date_source 'crawl'; searchable from then on, never a question's source), "
+                   "'drop' drops it (no_date, implausible_date).")
 def ingest(inputs: tuple[str, ...], out_dir: str, workers: int, base_url: str | None,
            spool_dir: str | None, languages: tuple[str, ...], min_words: int,
-           max_age_days: int | None) -> None:
+           max_age_days: int | None, undated: str) -> None:
     """Read WARC files into dated articles.
 
     \b
@@ -156,7 +160,8 @@ def ingest(inputs: tuple[str, ...], out_dir: str, workers: int, base_url: str | 
     from pastcast.curate.extract import ExtractConfig
     from pastcast.curate.ingest import ingest_inputs
 
-    config = ExtractConfig(min_words=min_words, languages=languages, max_age_days=max_age_days)
+    config = ExtractConfig(min_words=min_words, languages=languages, max_age_days=max_age_days,
+                           undated=undated)
     try:
         with _progress() as bar:
             result = ingest_inputs(list(inputs), out_dir, workers=workers or None, config=config,

@@ -165,10 +165,14 @@ def gather_news(work_dir: Path) -> StageReport:
     gathered = daily.gather_articles(work_dir)
     for stage in ("ingest", "dedup"):
         total = daily.summed(work_dir, gathered.days, stage)
+        # a copy kept on its day and displaced by an earlier copy built later is a drop of the
+        # later day's dedup (drops.parquet) but an input of its own day: it leaves the build
+        # here, so the build's dedup and articles stages each account for their own input
+        total["drops"].pop("dedup/superseded", None)
         StageReport(stage, total["rows_in"], total["rows_out"], total["drops"], {},
                     {"days": total["days"]}).save(work_dir)
-    # copies superseded by an earlier copy built later are already dedup drops of that later day
-    return StageReport("articles", gathered.rows_in, gathered.rows_out, {}, {"articles": str(gathered.articles_path)},
+    drops = {"dedup/superseded": gathered.displaced} if gathered.displaced else {}
+    return StageReport("articles", gathered.rows_in, gathered.rows_out, drops, {"articles": str(gathered.articles_path)},
                        {"days": len(gathered.days), "partitions": daily.as_ranges(gathered.days),
                         "superseded": gathered.displaced}).save(work_dir)
 

@@ -109,8 +109,11 @@ def date_coverage(work_dir: Path, days: Iterable[date]) -> StageCheck:
         articles = dedup["rows_out"]
         history = _history(work_dir, built, day, "dedup", _kept)
         usual = statistics.median(history) if len(history) >= MIN_HISTORY else None
-        undated = ingest["drops"].get("extract/no_date", 0)
-        dated_share = ingest["rows_out"] / (ingest["rows_out"] + undated) if ingest["rows_out"] + undated else None
+        # undated pages: dropped (--undated drop) or kept dated by their crawl
+        dropped_undated = ingest["drops"].get("extract/no_date", 0)
+        crawl_dated = ingest.get("date_sources", {}).get("crawl") or 0
+        pages = ingest["rows_out"] + dropped_undated
+        dated_share = (ingest["rows_out"] - crawl_dated) / pages if pages else None
         check.per_day[day.isoformat()] = {"articles": articles, "usual": usual, "warc_files": len(ingest.get("warc_files", [])),
                                           "dated_share": round(dated_share, 3) if dated_share is not None else None}
         if articles == 0 and ingest["rows_out"]:
@@ -119,7 +122,6 @@ def date_coverage(work_dir: Path, days: Iterable[date]) -> StageCheck:
             check.problems.append(f"{day}: no articles ({len(ingest.get('warc_files', []))} WARC files)")
         elif usual and articles < MIN_ARTICLE_SHARE * usual:
             check.problems.append(f"{day}: {articles} articles, usual {usual:.0f}")
-        pages = ingest["rows_out"] + undated
         if dated_share is not None and pages >= MIN_ROWS and dated_share < 0.5:
             check.problems.append(f"{day}: only {dated_share:.0%} of pages carried a publication date")
     check.passed = not check.problems

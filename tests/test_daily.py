@@ -217,7 +217,7 @@ def _text(key: str) -> str:
 
 
 def _article(key: str, crawl_day: date, published: str, url: str | None = None, hour: int = 8) -> dict:
-    """A page dated by its article:published_time meta tag (undated pages are ingest drops)."""
+    """A page dated by its article:published_time meta tag."""
     return {"url": url or f"https://news.example/{key}",
             "date": datetime(crawl_day.year, crawl_day.month, crawl_day.day, hour, tzinfo=timezone.utc),
             "html": article_html(f"Story {key}", _text(key),
@@ -236,7 +236,9 @@ def warc_dir(tmp_path_factory):
     write_warc(folder / "CC-NEWS-20260107080000-00000.warc.gz", [
         _article("alpha", D3, "2026-01-05T07:00:00Z", url="https://copies.example/alpha"),
         _article("delta", D3, "2026-01-07T06:00:00Z"),
-        {"url": "https://news.example/undated", "html": article_html("Undated", _text("undated")),
+        {"url": "https://news.example/caption", "html": article_html(
+            "Caption", "Photo: the harbour at dawn.",
+            head='<meta property="article:published_time" content="2026-01-07T06:00:00Z">'),
          "date": datetime(2026, 1, 7, 9, tzinfo=timezone.utc)}])
     return folder
 
@@ -257,7 +259,8 @@ def test_ingest_writes_each_days_tables_and_reports(warc_dir, tmp_path):
     work = tmp_path / "work"
     grouped, ingested, _ = _build(warc_dir, work)
     assert [(c.day, c.rows_in, c.rows_out) for c in ingested] == [(D1, 3, 3), (D2, 0, 0), (D3, 3, 2)]
-    assert ingested[2].drops == {"extract/no_date": 1}
+    assert ingested[2].drops == {"extract/too_short": 1}
+    assert read_day_report(work, D3, "ingest")["date_sources"] == {"meta": 2}
     assert sorted(_read(work, D1, "ingest", "articles")["url"]) == [
         "https://news.example/alpha", "https://news.example/bravo", "https://news.example/charlie"]
     report = read_day_report(work, D1, "ingest")

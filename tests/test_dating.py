@@ -47,7 +47,7 @@ def test_crawl_time_bounds_the_date_with_one_day_of_slack():
     assert got.source == "url" and got.rejected == ("meta:2026-03-20T10:00:00Z",)
 
 
-def test_only_implausible_dates_give_no_date_never_the_crawl_date():
+def test_only_implausible_dates_give_no_page_date_never_the_crawl_date():
     future = page('<meta property="article:published_time" content="2027-01-01T00:00:00Z">')
     got = date_page(future, "https://a.example/news/story", CRAWL)
     assert got.published_at is None and got.rejected

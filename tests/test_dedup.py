@@ -119,6 +119,49 @@ def test_a_new_day_is_deduplicated_against_the_index_and_an_earlier_late_copy_ta
     assert index.count() == 5
 
 
+def _crawl_dated(i, text, day):
+    return {**row(i, text, day), "date_source": "crawl"}
+
+
+def test_a_copy_dated_only_by_its_crawl_never_hides_a_copy_that_states_its_date(tmp_path):
+    text = story(50)
+    # the undated copy was crawled a day before the dated copy's stated time
+    articles = frame([_crawl_dated(1, text, 1), {**row(2, text, 2), "date_source": "meta"}], ARTICLES)
+    kept, drops = deduplicate(articles)
+    assert kept["article_id"].to_list() == ["a2"] and drop_map(drops)["a1"]["reason"] == "near_duplicate"
+    # alone, a crawl-dated page is kept; a later dated copy from another day displaces it
+    config = DedupConfig()
+    index = DedupIndex(tmp_path, config.minhash)
+    first, _ = deduplicate(frame([_crawl_dated(3, story(51), 1)], ARTICLES), config, index)
+    assert first["article_id"].to_list() == ["a3"]
+    index.close()
+    index = DedupIndex(tmp_path, config.minhash)
+    later, later_drops = deduplicate(frame([{**row(4, story(51), 2), "date_source": "jsonld"}], ARTICLES),
+                                     config, index)
+    assert later["article_id"].to_list() == ["a4"]
+    assert drop_map(later_drops)["a3"]["reason"] == "superseded"
+    index.close()
+
+
+def test_an_index_written_before_crawl_dated_copies_is_read_as_page_dated(tmp_path):
+    import sqlite3
+
+    config = DedupConfig()
+    index = DedupIndex(tmp_path, config.minhash)
+    deduplicate(frame([row(1, story(60), 1)], ARTICLES), config, index)
+    index.close()
+    db = sqlite3.connect(tmp_path / "dedup-index.sqlite")  # the former schema: no crawl_dated
+    db.execute("ALTER TABLE docs DROP COLUMN crawl_dated")
+    db.commit()
+    db.close()
+    index = DedupIndex(tmp_path, config.minhash)
+    kept, drops = deduplicate(frame([_crawl_dated(2, story(60), 0)], ARTICLES), config, index)
+    assert kept.height == 0 and drop_map(drops)["a2"]["reason"] == "near_duplicate"
+    assert not index.doc_by_article(["a1"])["a1"].crawl_dated
+    assert index.doc_by_article(["a2"])["a2"].crawl_dated
+    index.close()
+
+
 def test_an_index_refuses_other_minhash_settings(tmp_path):
     DedupIndex(tmp_path, MinHashConfig()).close()
     with pytest.raises(ValueError, match="MinHash settings"):

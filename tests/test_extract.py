@@ -1,7 +1,10 @@
 from datetime import datetime, timezone
+import pytest
+
 
 from pastcast.curate.extract import (ExtractConfig, canonical_url, content_hash, decode_html,
                                      page_to_article)
+from pastcast.curate.dating import CONFIDENCE
 from pastcast.drops import Drop
 from pastcast.sources.warc import HtmlPage
 from warcs import LOREM, article_html
@@ -69,16 +72,31 @@ def test_an_archive_page_is_kept_with_its_true_date_unless_limited():
     assert isinstance(limited, Drop) and limited.reason == "too_old" and "2019-05-01" in limited.detail
 
 
-def test_a_page_dated_only_after_its_crawl_is_dropped():
+def test_a_page_dated_only_after_its_crawl_is_kept_dated_by_its_crawl_or_dropped_on_request():
     html = article_html("Budget", LOREM * 3,
                         head='<meta property="article:published_time" content="2026-03-01T10:00:00Z">')
-    row = page_to_article(make_page(html, url="https://news.example/budget"))
-    assert isinstance(row, Drop) and row.reason == "implausible_date"
+    page = make_page(html, url="https://news.example/budget")
+    row = page_to_article(page)
+    assert not isinstance(row, Drop)
+    assert row["date_source"] == "crawl" and row["published_at"] == page.crawled_at
+    assert row["published_local_date"] is None and row["published_utc_offset_minutes"] is None
+    assert row["date_confidence"] < min(c for s, c in CONFIDENCE.items() if s != "crawl")
+    dropped = page_to_article(page, ExtractConfig(undated="drop"))
+    assert isinstance(dropped, Drop) and dropped.reason == "implausible_date" and "2026-03-01" in dropped.detail
 
 
-def test_undated_page_is_dropped_with_reason():
-    row = page_to_article(make_page(article_html("Budget", LOREM * 3), url="https://news.example/budget"))
-    assert isinstance(row, Drop) and row.reason == "no_date"
+def test_an_undated_page_is_kept_dated_by_its_crawl_or_dropped_with_reason():
+    page = make_page(article_html("Budget", LOREM * 3), url="https://news.example/budget")
+    row = page_to_article(page)
+    assert not isinstance(row, Drop) and row["date_source"] == "crawl"
+    assert row["published_at"] == page.crawled_at and row["published_at"].tzinfo is not None
+    dropped = page_to_article(page, ExtractConfig(undated="drop"))
+    assert isinstance(dropped, Drop) and dropped.reason == "no_date"
+
+
+def test_an_unknown_undated_policy_is_refused():
+    with pytest.raises(ValueError, match="undated"):
+        ExtractConfig(undated="guess")
 
 
 def test_charset_from_meta_when_the_header_has_none():

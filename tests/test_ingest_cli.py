@@ -52,6 +52,22 @@ def test_ingest_local_glob_writes_the_contract_files(tmp_path):
     assert "read/not_html" in result.output and "articles/s" in result.output
 
 
+def test_undated_pages_are_kept_dated_by_their_crawl_unless_asked_to_drop_them(tmp_path):
+    files = sorted(str(p) for p in (SAMPLE / "warc").glob("*.warc.gz"))
+    runner = CliRunner()
+    kept, dropped = tmp_path / "kept", tmp_path / "dropped"
+    assert runner.invoke(cli, ["ingest", *files, "--out", str(kept), "--workers", "1"]).exit_code == 0
+    result = runner.invoke(cli, ["ingest", *files, "--out", str(dropped), "--workers", "1", "--undated", "drop"])
+    assert result.exit_code == 0, result.output
+    with_crawl = pl.read_parquet(kept / "articles.parquet").filter(pl.col("date_source") == "crawl")
+    assert with_crawl.height > 0 and (with_crawl["published_at"] == with_crawl["crawled_at"]).all()
+    gone = pl.read_parquet(dropped / "drops.parquet").filter(pl.col("reason").is_in(["no_date", "implausible_date"]))
+    assert sorted(gone["item_id"]) == sorted(f"{w}#{r}" for w, r in with_crawl.select("warc_file", "warc_record_id").rows())
+    assert "no_date" in result.output
+    bad = runner.invoke(cli, ["ingest", *files, "--out", str(tmp_path / "bad"), "--undated", "guess"])
+    assert bad.exit_code == 2 and "guess" in bad.output
+
+
 def test_ingest_over_http_from_a_listing_matches_local(tmp_path, cc_server):
     local, remote = tmp_path / "local", tmp_path / "remote"
     runner = CliRunner()

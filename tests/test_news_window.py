@@ -1,4 +1,5 @@
-"""Archive pages are kept as background: they neither stretch the window nor source questions."""
+"""Archive pages are kept as background: they neither stretch the window nor source questions; pages
+dated only by their crawl are served from it but source no question."""
 
 from datetime import date, datetime, timezone
 
@@ -31,7 +32,9 @@ def test_archive_pages_are_no_question_source():
             "Okafor took 52 percent of the vote, ahead of Ana Ruiz and Tomas Berg. ") * 3
     rows = [_article("old", datetime(2019, 3, 3, 9, tzinfo=timezone.utc), text=text)]
     run = generate_questions(frame(rows, ARTICLES))
-    assert run.articles == 0 and run.questions.height == 0
+    assert run.articles == 1 and run.questions.height == 0
+    assert run.drops.select("item_id", "reason").rows() == [("old", "background_only")]
+    assert "archive page: published 2019-03-03, crawled 2026-02-14" in run.drops["detail"][0]
     fresh = [_article("new", datetime(2026, 2, 13, 9, tzinfo=timezone.utc), text=text)]
     assert generate_questions(frame(fresh, ARTICLES)).articles == 1
 
@@ -47,3 +50,35 @@ def test_archive_pages_are_not_served_by_search(tmp_path):
     # the archive page's text is its crawl-time text: never shown from its stated date
     assert [h.article_id for h in index.search("Acme Okafor chief executive", date(2026, 2, 1))] == []
     assert [h.article_id for h in index.search("Acme Okafor chief executive", date(2026, 2, 14))] == ["new"]
+
+
+ELECTION = ("Lina Okafor won the Kestrel Bay mayoral election on Sunday, the returning officer said. "
+            "Okafor took 52 percent of the vote, ahead of Ana Ruiz and Tomas Berg. ") * 3
+
+
+def _crawl_dated(aid, crawled, text):
+    """A page with no date of its own, kept dated by its crawl (curate.dating.crawl_date)."""
+    row = _article(aid, crawled, crawled=crawled, text=text)
+    row["date_source"] = "crawl"
+    return row
+
+
+def test_pages_dated_only_by_their_crawl_are_no_question_source():
+    crawled = datetime(2026, 2, 13, 9, tzinfo=timezone.utc)
+    rows = [_crawl_dated("undated", crawled, ELECTION)]
+    run = generate_questions(frame(rows, ARTICLES))
+    assert run.articles == 1 and run.questions.height == 0
+    assert run.drops.select("item_id", "reason").rows() == [("undated", "background_only")]
+    assert run.drops["detail"][0].endswith("dated only by its crawl")
+    dated = [{**rows[0], "date_source": "meta"}]
+    assert generate_questions(frame(dated, ARTICLES)).articles == 1
+
+
+def test_pages_dated_only_by_their_crawl_are_served_from_their_crawl_on(tmp_path):
+    from pastcast.evaluate.index import ArticleIndex
+
+    crawled = datetime(2026, 2, 13, 9, tzinfo=timezone.utc)
+    rows = [_crawl_dated("undated", crawled, "Acme names Okafor chief executive, the board said.")]
+    index = ArticleIndex.build(frame(rows, ARTICLES), tmp_path / "index")
+    assert [h.article_id for h in index.search("Acme Okafor chief executive", date(2026, 2, 12))] == []
+    assert [h.article_id for h in index.search("Acme Okafor chief executive", date(2026, 2, 13))] == ["undated"]

@@ -459,7 +459,8 @@ def test_sample_corpus_event_recall_and_answer_precision(sample_articles):
     question about an event has the right answer, and the two other questions (monthly house
     prices and retail sales) are correct reports too. The three misses are by design or out of
     reach: two semi-finals only reach a final (no single answer to ask for) and the minimum-wage
-    result page carries no date, so ingest drops it (its events.json copy is a preview)."""
+    result page carries no date: ingest dates it by its crawl, so it is no question source (its
+    events.json copy is a preview)."""
     import json
 
     from warcs import ROOT

@@ -219,6 +219,15 @@ def test_a_day_where_most_pages_had_no_date_warns(tmp_path):
     assert check.per_day["2026-01-01"]["dated_share"] == 0.4
 
 
+def test_pages_dated_only_by_their_crawl_count_as_undated(tmp_path):
+    report(tmp_path, day(1), "ingest", 100, {}, warc_files=["a.warc.gz"],
+           date_sources={"meta": 30, "crawl": 70})
+    report(tmp_path, day(1), "dedup", 100, {})
+    check = date_coverage(tmp_path, [day(1)])
+    assert check.per_day["2026-01-01"]["dated_share"] == 0.3
+    assert check.problems == ["2026-01-01: only 30% of pages carried a publication date"]
+
+
 def test_an_unbuilt_day_is_reported(tmp_path):
     _covered(tmp_path, day(1), 100)
     report(tmp_path, day(3), "ingest", 100, {}, build=False)  # ingested, not deduplicated

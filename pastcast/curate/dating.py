@@ -4,7 +4,9 @@ Each signal (JSON-LD, <meta>, <time>, the URL, the date written under the headli
 HTTP Last-Modified) offers its first plausible date; the day most of them agree on wins and is
 recorded with its source and a confidence. WARC-Date is an upper bound on publication, with
 one day of slack: a page in a timezone east of UTC may carry a local date ahead of UTC.
-A page whose only dates are implausible (after its crawl) gets no date, never the crawl date.
+A page whose only dates are implausible (after its crawl) gets no date from ``date_page``; the
+ingest may then date it by its crawl (``crawl_date``, recorded as source "crawl"): an upper
+bound, never mistaken for a reading of the page.
 A page dated long before its crawl (an archive page crawled again) keeps its true date (what
 is served of it is decided downstream, ``pastcast.curate.window``); an age limit is an option.
 """
@@ -37,6 +39,7 @@ CONFIDENCE = {
     "text": 0.65,  # a date written in the visible text under the headline
     "htmldate": 0.6,
     "last_modified": 0.3,
+    "crawl": 0.1,  # no signal: the crawl time, an upper bound on publication
 }
 
 META_NAMES = {
@@ -319,6 +322,12 @@ def date_page(tree, url: str, crawled_at: datetime, http_headers: dict[str, str]
     local_day, offset = _local_day(value, kind, offers)
     return PageDate(value.astimezone(timezone.utc), source, round(confidence, 2), tuple(rejected),
                     local_day, offset)
+
+
+def crawl_date(crawled_at: datetime) -> PageDate:
+    """The date of a page with no plausible date of its own: its crawl time (WARC-Date bounds
+    publication from above), source "crawl", no local day or offset (the page states none)."""
+    return PageDate(crawled_at.astimezone(timezone.utc), "crawl", CONFIDENCE["crawl"])
 
 
 def _local_day(value: datetime, kind: str, offers: dict[str, tuple[datetime, str]]

@@ -1,6 +1,9 @@
 """Deduplication: one article per story. Same canonical URL, same normalised text, or a near
 copy (MinHash LSH over word shingles, verified on the whole signature) are one cluster, also
-transitively; the cluster keeps its EARLIEST copy (published_at, then crawled_at, then id).
+transitively; the cluster keeps its EARLIEST copy (published_at, then crawled_at, then id)
+among the copies that state their own date; a copy dated only by its crawl (date_source
+"crawl") is kept only when no copy states one (its time is a bound, and it can be no question's
+source, so it must not hide a dated copy of the same story).
 
 The earliest copy fixes when the information became available, so a later syndicated copy must
 never replace it, and a copy that arrives late but was published earlier replaces the kept one
@@ -22,6 +25,7 @@ import polars as pl
 
 from pastcast.curate.dedup_index import Cluster, DedupIndex
 from pastcast.curate.minhash import MinHashConfig, band_keys, containment, jaccard, signatures
+from pastcast.curate.window import CRAWL_DATED
 from pastcast.schemas import ARTICLES, DROPS, complete, empty
 
 STAGE = "dedup"
@@ -70,9 +74,9 @@ def _us(series: pl.Series) -> list[int | None]:
     return series.dt.epoch("us").to_list()
 
 
-def _order(published: int | None, crawled: int | None, article_id: str) -> tuple:
-    """Earliest first; a missing time sorts last."""
-    return (published is None, published or 0, crawled is None, crawled or 0, article_id)
+def _order(published: int | None, crawled: int | None, article_id: str, crawl_dated: bool = False) -> tuple:
+    """Copies that state their date first, then earliest first; a missing time sorts last."""
+    return (bool(crawl_dated), published is None, published or 0, crawled is None, crawled or 0, article_id)
 
 
 def _same_key_pairs(values: pl.Series) -> np.ndarray:
@@ -181,6 +185,8 @@ class _NewArticles:
         self.urls, self.hashes = new["canonical_url"].to_list(), new["content_hash"].to_list()
         self.domains = new["domain"].to_list()
         self.published, self.crawled = _us(new["published_at"]), _us(new["crawled_at"])
+        self.crawl_dated = ((new["date_source"] == CRAWL_DATED).fill_null(False).to_list()
+                            if "date_source" in new.columns else [False] * new.height)
         n = new.height
         self.cluster_of = list(self.ids)  # alone, an article is its own cluster
         self.count = [1] * n
@@ -204,7 +210,8 @@ class _NewArticles:
             settled.update(rows)
         n = len(self.ids)
         self.index.add_docs([(self.ids[i], self.cluster_of[i], self.published[i], self.crawled[i],
-                              self.domains[i], self.urls[i], self.hashes[i], int(self.sizes[i]))
+                              self.domains[i], self.urls[i], self.hashes[i], int(self.sizes[i]),
+                              self.crawl_dated[i])
                              for i in range(n)], self.sigs, self.keys, self.sizes > 0)
         self.index.add_clusters(Cluster(self.ids[i], self.ids[i], 1, tuple(self.domain_lists[i]))
                                 for i in range(n) if i not in settled)
@@ -248,13 +255,14 @@ class _NewArticles:
 
     def _when(self, cluster_id: str) -> tuple:
         kept = self.old_kept[self.clusters[cluster_id].kept_id]
-        return _order(kept.published_at, kept.crawled_at, kept.article_id)
+        return _order(kept.published_at, kept.crawled_at, kept.article_id, kept.crawl_dated)
 
     def _settle(self, rows: list[int], old: list[str]) -> None:
         """One component: its earliest copy is kept, the oldest cluster's id survives a merge,
         every other copy (and any kept copy it displaces) becomes a drop."""
         old = sorted(set(old), key=self._when)
-        candidates = [(_order(self.published[r], self.crawled[r], self.ids[r]), "new", r) for r in rows]
+        candidates = [(_order(self.published[r], self.crawled[r], self.ids[r], self.crawl_dated[r]), "new", r)
+                      for r in rows]
         candidates += [(self._when(c), "old", c) for c in old]
         _, kind, winner = min(candidates)
         if kind == "new":

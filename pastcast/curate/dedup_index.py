@@ -32,7 +32,8 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS docs (
     idx INTEGER PRIMARY KEY, article_id TEXT NOT NULL UNIQUE, cluster_id TEXT NOT NULL,
     published_at INTEGER, crawled_at INTEGER, domain TEXT, canonical_url TEXT,
-    content_hash TEXT, shingles INTEGER NOT NULL, signature BLOB NOT NULL);
+    content_hash TEXT, shingles INTEGER NOT NULL, signature BLOB NOT NULL,
+    crawl_dated INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS docs_url ON docs (canonical_url);
 CREATE INDEX IF NOT EXISTS docs_hash ON docs (content_hash);
 CREATE INDEX IF NOT EXISTS docs_cluster ON docs (cluster_id);
@@ -57,6 +58,7 @@ class StoredDoc:
     canonical_url: str | None
     content_hash: str | None
     shingles: int
+    crawl_dated: bool = False  # dated only by its crawl (no date of its own)
 
 
 @dataclass(frozen=True)
@@ -86,8 +88,17 @@ class DedupIndex:
         self.db.execute("PRAGMA mmap_size=4294967296")  # pages read through the OS cache, not copied
         self.db.execute("PRAGMA temp_store=MEMORY")
         self.db.executescript(_SCHEMA)
+        self._add_missing_columns()
         self.config = config
         self._check_config()
+
+    def _add_missing_columns(self) -> None:
+        """An index written before ``crawl_dated`` existed holds page-dated docs only (undated
+        pages were dropped then): the column is added with that value."""
+        columns = {row[1] for row in self.db.execute("PRAGMA table_info(docs)")}
+        if "crawl_dated" not in columns:
+            self.db.execute("ALTER TABLE docs ADD COLUMN crawl_dated INTEGER NOT NULL DEFAULT 0")
+            self.db.commit()
 
     def _check_config(self) -> None:
         wanted = json.dumps({"schema": SCHEMA_VERSION, "signature": SIGNATURE_SCHEME, **asdict(self.config)},
@@ -135,16 +146,16 @@ class DedupIndex:
 
     def docs(self, idxs: Iterable[int]) -> dict[int, tuple[StoredDoc, np.ndarray]]:
         found = self._lookup("SELECT idx, article_id, cluster_id, published_at, crawled_at, domain, "
-                             "canonical_url, content_hash, shingles, signature FROM docs "
+                             "canonical_url, content_hash, shingles, crawl_dated, signature FROM docs "
                              "WHERE idx IN ({})", sorted(set(idxs)))
-        return {row[0]: (StoredDoc(*row[:9]), np.frombuffer(row[9], dtype=np.uint32))
+        return {row[0]: (StoredDoc(*row[:9], bool(row[9])), np.frombuffer(row[10], dtype=np.uint32))
                 for row in found}
 
     def doc_by_article(self, article_ids: Sequence[str]) -> dict[str, StoredDoc]:
         found = self._lookup("SELECT idx, article_id, cluster_id, published_at, crawled_at, domain, "
-                             "canonical_url, content_hash, shingles FROM docs "
+                             "canonical_url, content_hash, shingles, crawl_dated FROM docs "
                              "WHERE article_id IN ({})", article_ids)
-        return {row[1]: StoredDoc(*row) for row in found}
+        return {row[1]: StoredDoc(*row[:9], bool(row[9])) for row in found}
 
     def clusters(self, cluster_ids: Iterable[str]) -> dict[str, Cluster]:
         found = self._lookup("SELECT cluster_id, kept_id, size, domains FROM clusters "
@@ -165,13 +176,17 @@ class DedupIndex:
     def add_docs(self, rows: list[tuple], signatures: np.ndarray, keys: np.ndarray,
                  banded: np.ndarray) -> None:
         """Store new docs: rows of (article_id, cluster_id, published_at_us, crawled_at_us,
-        domain, canonical_url, content_hash, shingles), with their signatures, and the band
-        keys of those marked ``banded`` (a text without shingles goes in no bucket)."""
+        domain, canonical_url, content_hash, shingles, crawl_dated), with their signatures,
+        and the band keys of those marked ``banded`` (a text without shingles goes in no
+        bucket)."""
         cursor = self.db.execute("SELECT COALESCE(MAX(idx), -1) + 1 FROM docs")
         first = cursor.fetchone()[0]
         idxs = range(first, first + len(rows))
-        self.db.executemany("INSERT INTO docs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                            [(i, *row, sig.tobytes()) for i, row, sig in zip(idxs, rows, signatures)])
+        self.db.executemany("INSERT INTO docs (idx, article_id, cluster_id, published_at, crawled_at, "
+                            "domain, canonical_url, content_hash, shingles, crawl_dated, signature) "
+                            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                            [(i, *row[:8], int(row[8]), sig.tobytes())
+                             for i, row, sig in zip(idxs, rows, signatures)])
         chosen = np.flatnonzero(banded)
         doc_idx = np.repeat(np.asarray(idxs, dtype=np.int64)[chosen], keys.shape[1])
         band = np.tile(np.arange(keys.shape[1]), len(chosen))

@@ -18,8 +18,8 @@ import trafilatura
 from lxml.etree import ParserError
 from trafilatura.utils import decode_file
 
-from pastcast.curate.dating import date_page
-from pastcast.curate.drop_policy import MAX_AGE_DAYS, MIN_WORD_UNITS
+from pastcast.curate.dating import crawl_date, date_page
+from pastcast.curate.drop_policy import MAX_AGE_DAYS, MIN_WORD_UNITS, UNDATED, UNDATED_CHOICES
 from pastcast.curate.htmltree import parse_html
 from pastcast.drops import Drop
 from pastcast.io import stable_id
@@ -37,13 +37,21 @@ class ExtractConfig:
     min_words: int = MIN_WORD_UNITS  # in word units (pastcast.text.scripts): CJK by characters
     languages: tuple[str, ...] = ()  # keep only these ISO codes; empty keeps all
     # trafilatura's fast pass first; its slower fallback extractors only when the fast pass
-    # finds fewer word units than this (about 7% of pages): the F1 of the full pass on every
-    # page at about the speed of the fast pass alone (bench/ingest_accuracy.py)
-    full_extraction_below_words: int = 100
+    # finds fewer word units than this (about 12% of pages): at least the F1 of the full pass
+    # on every page at a fraction of its time. Chosen on the tuning half of the gold sets
+    # (bench/extraction_threshold.py).
+    full_extraction_below_words: int = 150
     # None keeps a page dated long before its crawl (an archive page) with its true date, in
     # the corpus but never served (pastcast.curate.window); N drops pages dated over N days
     # before their crawl.
     max_age_days: int | None = MAX_AGE_DAYS
+    # "crawl" keeps a page with no plausible date of its own, dated by its crawl (see
+    # pastcast.curate.drop_policy.UNDATED); "drop" drops it
+    undated: str = UNDATED
+
+    def __post_init__(self):
+        if self.undated not in UNDATED_CHOICES:
+            raise ValueError(f"undated must be one of {UNDATED_CHOICES}, not {self.undated!r}")
 
 
 CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -204,10 +212,11 @@ def page_to_article(page: HtmlPage, config: ExtractConfig = ExtractConfig()) -> 
         return drop("wrong_language", str(language))
     if dated.published_at is None:
         if any(r.startswith("too_old:") for r in dated.rejected):
-            reason = "too_old"  # only with ExtractConfig.max_age_days
-        else:
+            return drop("too_old", "; ".join(dated.rejected)[:300])  # only with max_age_days
+        if config.undated == "drop":
             reason = "implausible_date" if dated.rejected else "no_date"
-        return drop(reason, "; ".join(dated.rejected)[:300])
+            return drop(reason, "; ".join(dated.rejected)[:300])
+        dated = crawl_date(page.crawled_at)
     return {
         "article_id": stable_id(page.url, page.record_id),
         "url": page.url,

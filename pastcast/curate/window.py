@@ -8,6 +8,10 @@ was crawled) to the last published day.
 An archive page is never served (search index, extractive background, question sources): its
 text is the text at crawl time, which may carry edits made long after its stated date (an
 evergreen page), so shown from that date it could show later news early.
+
+A page dated by its crawl (no date of its own, ``date_source`` "crawl") is served from its
+crawl on, when its text is what was crawled, but is never a question's source: its day is an
+upper bound, not the day its news happened.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from datetime import date
 import polars as pl
 
 CURRENT_NEWS_DAYS = 30  # CC-NEWS crawls most pages within two days of publication
+CRAWL_DATED = "crawl"  # the date_source of a page with no date of its own (curate.dating.crawl_date)
 
 
 def is_current_news(max_days: int = CURRENT_NEWS_DAYS) -> pl.Expr:
@@ -31,6 +36,15 @@ def not_archive(columns) -> pl.Expr:
     """The rows that may be served of a table with these ``columns``: dated current news
     (``is_current_news``, undated rows out); every row of a table without crawl times."""
     return is_current_news().fill_null(False) if "crawled_at" in columns else pl.lit(True)
+
+
+def question_source(columns) -> pl.Expr:
+    """The rows a question may be generated from: served (``not_archive``) and dated by the
+    page itself, not only by its crawl."""
+    served = not_archive(columns)
+    if "date_source" not in columns:
+        return served
+    return served & (pl.col("date_source").fill_null("") != CRAWL_DATED)
 
 
 def news_window(articles: pl.DataFrame | pl.LazyFrame) -> tuple[date, date] | None:

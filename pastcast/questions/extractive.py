@@ -81,7 +81,7 @@ from datetime import date, timedelta
 
 import polars as pl
 
-from pastcast.curate.window import not_archive
+from pastcast.curate.window import not_archive, question_source
 from pastcast.drops import Drop, drops_frame
 from pastcast.io import stable_id
 from pastcast.text import contains_phrase, normalise, searchable, sentences
@@ -973,15 +973,17 @@ def _timed(outcome: Outcome, resolution: date) -> str:
 
 def generate_extractive(articles: pl.DataFrame, config: GenerateConfig = GenerateConfig(),
                         only: set[str] | None = None) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """(candidate questions, drops) from dated articles; one question per outcome report.
+    """(candidate questions, drops) from dated articles (``question_source``); one question per
+    outcome report.
     ``only``: generate from these article ids alone (a day's partition); every article still
     serves as background."""
     articles = articles.sort("published_at", "crawled_at")
     earlier = _EarlierArticles(articles)
+    sources = set(articles.filter(question_source(articles.columns))["article_id"])
     rows, drops = [], []
     for art in articles.iter_rows(named=True):
-        if only is not None and art["article_id"] not in only:
-            continue
+        if (only is not None and art["article_id"] not in only) or art["article_id"] not in sources:
+            continue  # archive pages and pages dated only by their crawl: background only
         outcome = find_outcome(art["text"] or "")
         if outcome is None:
             drops.append(Drop(art["article_id"], "article", STAGE, "no_outcome_report", art["url"]))

@@ -15,10 +15,11 @@ from pathlib import Path
 
 import polars as pl
 
-from pastcast.curate.window import news_window, not_archive
+from pastcast.curate.window import CRAWL_DATED, news_window, question_source
 from pastcast.drops import counts_by_reason
 from pastcast.io import write_json, write_parquet
-from pastcast.questions.extractive import GenerateConfig, generate_extractive
+from pastcast.questions.extractive import STAGE, GenerateConfig, generate_extractive
+from pastcast.schemas import DROPS
 
 GENERATORS = ("extractive", "llm")
 
@@ -55,13 +56,27 @@ def _days(articles: pl.DataFrame, days: Iterable[date] | None) -> pl.Series:
     return on_day.is_in(list(days)) if days is not None else on_day.is_not_null()
 
 
+def _background_only(articles: pl.DataFrame) -> pl.DataFrame:
+    """``background_only`` drops for articles that may give background but source no question."""
+    crawl_dated = (pl.col("date_source") == CRAWL_DATED) if "date_source" in articles.columns else pl.lit(False)
+    return articles.select(
+        pl.col("article_id").alias("item_id"), pl.lit("article").alias("item_kind"),
+        pl.lit(STAGE).alias("stage"), pl.lit("background_only").alias("reason"),
+        pl.when(crawl_dated).then(pl.format("{} dated only by its crawl", pl.col("url")))
+        .otherwise(pl.format("{} archive page: published {}, crawled {}", pl.col("url"),
+                             pl.col("published_at").dt.date(), pl.col("crawled_at").dt.date()))
+        .alias("detail")).cast(DROPS)
+
+
 def generate_questions(articles: pl.DataFrame, generator: str = "extractive", *,
                        days: Iterable[date] | None = None, article_ids: set[str] | None = None,
                        horizon_days: int = 28, window_start: date | None = None, llm_settings=None,
                        llm_config=None, progress: Callable[[int, int], None] | None = None) -> GenerationRun:
     """Candidate questions from the articles published on ``days``, or from ``article_ids``
-    (e.g. a crawl day's arrivals), or from all of them, archive pages left out (crawled over
-    ``CURRENT_NEWS_DAYS`` after publication); the others give background only."""
+    (e.g. a crawl day's arrivals), or from all of them, leaving out archive pages (crawled over
+    ``CURRENT_NEWS_DAYS`` after publication) and pages dated only by their crawl
+    (``pastcast.curate.window.question_source``): those give background only and are
+    ``background_only`` drops; every article may give background."""
     if generator not in GENERATORS:
         raise ValueError(f"unknown generator {generator!r}; use one of {GENERATORS}")
     days = sorted(set(days)) if days is not None else None
@@ -69,24 +84,29 @@ def generate_questions(articles: pl.DataFrame, generator: str = "extractive", *,
         chosen = articles["article_id"].is_in(list(article_ids))
     else:
         chosen = _days(articles, days)
-    chosen = chosen & articles.select(not_archive(articles.columns)).to_series()  # archive pages: background only
     n = int(chosen.sum())
+    # archive pages and pages dated only by their crawl: background only, each a drop
+    source = articles.select(question_source(articles.columns)).to_series()
+    background = _background_only(articles.filter(chosen & ~source))
+    chosen = chosen & source
     if window_start is None and articles.height:
         window = news_window(articles)
         window_start = window[0] if window else None
     if generator == "extractive":
         config = GenerateConfig(horizon_days=horizon_days, window_start=window_start)
         # only these days' articles are read for outcomes; every article may give background
-        only = set(articles.filter(chosen)["article_id"]) if days is not None or article_ids is not None else None
+        only = set(articles.filter(chosen)["article_id"])
         questions, drops = generate_extractive(articles, config, only=only)
-        return GenerationRun("extractive", questions, drops, n, settings={"horizon_days": horizon_days})
+        return GenerationRun("extractive", questions, pl.concat([background, drops]), n,
+                             settings={"horizon_days": horizon_days})
     from pastcast.questions.llm_generate import LLMGenerateConfig, generate_llm
 
     if llm_settings is None:
         raise ValueError("the LLM generator needs a model: pass --model or set PASTCAST_LLM_MODEL")
     config = llm_config or LLMGenerateConfig(horizon_days=horizon_days, window_start=window_start)
     result = generate_llm(articles.filter(chosen), llm_settings, config, progress=progress)
-    return GenerationRun("llm", result.questions, result.drops, n, result.selected, result.usage.as_dict(),
+    return GenerationRun("llm", result.questions, pl.concat([background, result.drops]), n, result.selected,
+                         result.usage.as_dict(),
                          result.ledger, {"llm": llm_settings.public(), "horizon_days": config.horizon_days,
                                          "per_day": config.select.per_day, "max_questions": config.max_questions})
 
