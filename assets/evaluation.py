@@ -2,13 +2,13 @@
 
 import dagster as dg
 
+from assets._partitions import TRANSIENT
 from assets._report import bad_input_is_final
+from assets._resources import EvaluationSettings, PastcastStorage
 from assets.snapshot import latest_snapshot
 from pastcast.evaluate.batch import evaluate_agents
 from pastcast.evaluate.leaderboard import leaderboard
 from pastcast.snapshot import read_manifest, resolve
-from pipelines.partitions import TRANSIENT
-from pipelines.resources import EvaluationSettings, PastcastStorage
 
 
 class EvaluateConfig(dg.Config):

@@ -3,10 +3,10 @@ before it; then every built day gathered into one table."""
 
 import dagster as dg
 
+from assets._partitions import DAILY, TRANSIENT
 from assets._report import bad_input_is_final, materialized, partition_days, warning
+from assets._resources import PastcastStorage
 from pastcast import pipeline, stage_checks
-from pipelines.partitions import DAILY, TRANSIENT
-from pipelines.resources import PastcastStorage
 
 DROP_RATES = "drop_rates_in_usual_range"
 COVERAGE = "date_coverage"

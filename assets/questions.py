@@ -3,13 +3,13 @@ filter."""
 
 import dagster as dg
 
+from assets._executors import llm_pool
+from assets._partitions import DAILY, TRANSIENT
 from assets._report import bad_input_is_final, materialized, partition_days
+from assets._resources import PastcastStorage, QuestionFilter, QuestionGenerator
 from assets.markets import markets
 from assets.news import article_corpus, articles
 from pastcast import pipeline
-from pipelines.executors import llm_pool
-from pipelines.partitions import DAILY, TRANSIENT
-from pipelines.resources import PastcastStorage, QuestionFilter, QuestionGenerator
 
 
 @dg.asset(group_name="questions", kinds={"parquet"}, deps=[articles], partitions_def=DAILY,

@@ -3,7 +3,9 @@ all pass."""
 
 import dagster as dg
 
+from assets._partitions import TRANSIENT
 from assets._report import bad_input_is_final, warning
+from assets._resources import PastcastStorage
 from assets.markets import markets
 from assets.news import article_corpus
 from assets.questions import questions
@@ -11,8 +13,6 @@ from assets.social import posts
 from pastcast import pipeline, snapshot as snapshots, stage_checks
 from pastcast.daily import built_days
 from pastcast.snapshot_checks import BLOCKING, CheckOutcome, publish_if_sound
-from pipelines.partitions import TRANSIENT
-from pipelines.resources import PastcastStorage
 
 
 @dg.asset(group_name="snapshot", kinds={"parquet"}, deps=[article_corpus, questions, markets, posts],

@@ -2,10 +2,10 @@
 
 import dagster as dg
 
+from assets._partitions import TRANSIENT
 from assets._report import bad_input_is_final, materialized
+from assets._resources import PastcastStorage
 from pastcast import pipeline
-from pipelines.partitions import TRANSIENT
-from pipelines.resources import PastcastStorage
 
 
 @dg.asset(group_name="social", kinds={"parquet"}, retry_policy=TRANSIENT,

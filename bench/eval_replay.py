@@ -36,7 +36,7 @@ import polars as pl
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from pastcast.evaluate.index import ArticleIndex  # noqa: E402
+from pastcast.search.index import ArticleIndex  # noqa: E402
 from pastcast.evaluate.runner import run_eval  # noqa: E402
 from pastcast.schemas import ARTICLES, DROPS, MARKET_PRICES, MARKETS, POSTS, QUESTIONS, empty, frame  # noqa: E402
 

@@ -205,11 +205,8 @@ def run_stress() -> dict | None:
     extracted by bench/dedup_labelled.py) through find_outcome: on the lead (what the generator
     reads) and on every sentence (a harder test of the patterns: deep sentences are often past
     events, so a fire there shows how the rule reads a sentence, not a question to keep)."""
-    from pastcast.questions import extractive
-    from pastcast.text import sentences
-
-    find_outcome = extractive.find_outcome
-    _sentences = getattr(extractive, "_sentences", sentences)  # v1 had no abbreviation-aware split
+    from pastcast.questions.extractive import find_outcome
+    from pastcast.questions.extractive.lead import _sentences  # abbreviation-aware: "St." ends no sentence
 
     if not DEDUP_TEXTS.is_file():
         print(f"\n== stress test: skipped, {DEDUP_TEXTS.relative_to(ROOT)} not found "

@@ -129,3 +129,11 @@ def file_digests(paths: list[str | Path], cache_path: str | Path) -> list[dict]:
 def stable_id(*parts: str, length: int = 16) -> str:
     """A short, stable hex id from its parts (sha1; ids must not change between rebuilds)."""
     return hashlib.sha1("\x1f".join(parts).encode("utf-8")).hexdigest()[:length]
+
+
+MANIFEST = "manifest.json"  # a snapshot folder's manifest (pastcast.snapshot writes it)
+
+
+def read_manifest(folder: str | Path) -> dict:
+    """The manifest of a snapshot folder: tables with row counts and sha256, stage counts, ..."""
+    return json.loads((Path(folder) / MANIFEST).read_text())

@@ -9,8 +9,9 @@ Every call is:
 - cached on disk (SQLite) by model, prompt name and content hash, rendered messages and
   parameters: a rerun, or a rebuild of an unchanged day, makes no request;
 - run concurrently, at most ``concurrency`` requests in flight (asyncio);
-- retried with exponential backoff and jitter on 429 (honouring Retry-After), 5xx, timeouts
-  and connection errors; other errors (bad request, auth) are not retried;
+- retried on 429, 5xx, timeouts and connection errors as ``pastcast.retry.RetryPolicy`` says
+  (exponential backoff with full jitter, a server's Retry-After in seconds or as an HTTP date
+  honoured, at most ``max_attempts`` requests); other errors (bad request, auth) are not retried;
 - parsed as JSON and validated against the prompt's pydantic schema, with one repair request
   that shows the model its error, then given up (the caller drops the item with the reason);
 - booked in a ledger (tokens, cost or unknown, latency, cache hit) with a hard budget: once
@@ -18,7 +19,12 @@ Every call is:
   request starts; requests already in flight finish and are kept.
 
 litellm is imported lazily, with ``LITELLM_LOCAL_MODEL_COST_MAP=True`` so the import never
-fetches the price map from the network.
+fetches the price map from the network. Its own log records go through Python logging (the
+``LiteLLM`` loggers, with litellm's secret redaction; litellm's stream handler is removed), quiet
+by default: ERROR and above, or the level named by ``LITELLM_LOG`` (e.g. ``WARNING``, ``DEBUG``).
+
+Prompts are package data (``pastcast/prompts/*.toml``), found with ``importlib.resources``, so
+an installed wheel has them too.
 """
 
 from __future__ import annotations
@@ -26,26 +32,31 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import logging
 import os
-import random
 import re
 import sqlite3
 import time
 import tomllib
-from collections.abc import Mapping
+import weakref
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
-from email.utils import parsedate_to_datetime
+from importlib.resources import files
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from string import Template
-from typing import Any
+from typing import Any, TypeVar
 
 import polars as pl
 from pydantic import BaseModel, ValidationError
 
+from pastcast.retry import RetryPolicy, retry_after_header
 
-PROMPTS_DIR = Path(__file__).resolve().parent.parent / "prompts"
+PROMPTS_DIR: Traversable = files("pastcast") / "prompts"  # package data: in a checkout and in a wheel
 CACHE_SCHEMA = "1"
+LITELLM_LOGGERS = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy")
+_T = TypeVar("_T")
 
 LEDGER = {
     "ts": pl.Datetime("us", "UTC"),
@@ -62,12 +73,43 @@ LEDGER = {
 }
 
 
+_logging_routed = False
+
+
 def _litellm():
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     import litellm
 
     litellm.suppress_debug_info = True
+    _route_litellm_logging()
     return litellm
+
+
+def _route_litellm_logging() -> None:
+    """litellm's loggers into Python logging, once: its own stream handler (stdout for INFO,
+    stderr above) goes, records propagate to the application's handlers, the secret-redaction
+    filter moves from that handler onto the loggers, and the level is ERROR unless
+    ``LITELLM_LOG`` names one."""
+    global _logging_routed
+    if _logging_routed:
+        return
+    _logging_routed = True
+    try:
+        from litellm import _logging as litellm_logging
+    except ImportError:  # a litellm without that module: leave its logging alone
+        return
+    own = getattr(litellm_logging, "handler", None)
+    redact = getattr(litellm_logging, "_secret_filter", None)
+    configured = os.environ.get("LITELLM_LOG", "").strip().upper()
+    level = logging.getLevelName(configured) if configured else logging.ERROR
+    for name in LITELLM_LOGGERS:
+        logger = logging.getLogger(name)
+        if own is not None and own in logger.handlers:
+            logger.removeHandler(own)
+        if redact is not None and redact not in logger.filters:
+            logger.addFilter(redact)
+        logger.propagate = True
+        logger.setLevel(level if isinstance(level, int) else logging.ERROR)
 
 
 def default_cache_dir() -> Path:
@@ -86,8 +128,8 @@ class LLMSettings:
     max_tokens: int | None = None  # hard budget in tokens, prompt + completion
     timeout: float = 120.0  # seconds per request
     max_attempts: int = 6  # requests per call, first one included
-    backoff_base: float = 1.0  # seconds; doubled per attempt, with jitter
-    backoff_cap: float = 60.0
+    backoff_base: float = 1.0  # seconds; the backoff ceiling, doubled per attempt, with full jitter
+    backoff_cap: float = 60.0  # seconds; caps the backoff and a server's Retry-After
     cache_dir: Path | None = None  # default ~/.cache/pastcast/llm or $PASTCAST_CACHE/llm
     json_mode: str = "auto"  # auto: a JSON schema where the model supports it, else JSON mode; off
     price_per_million: tuple[float, float] | None = None  # (input, output) USD, overriding litellm's
@@ -109,6 +151,10 @@ class LLMSettings:
             if key not in options and os.environ.get(name):
                 options[key] = cast(os.environ[name])
         return cls(model=model, **options)
+
+    @property
+    def retry(self) -> RetryPolicy:
+        return RetryPolicy(max_attempts=self.max_attempts, base=self.backoff_base, cap=self.backoff_cap)
 
     def public(self) -> dict:
         """For manifests and logs: never the key."""
@@ -143,8 +189,11 @@ class Prompt:
             raise ValueError(f"prompt {self.name}: no value for ${exc.args[0]}") from None
 
 
-def load_prompt(name: str, folder: str | Path | None = None) -> Prompt:
-    path = Path(folder or PROMPTS_DIR) / f"{name}.toml"
+def load_prompt(name: str, folder: str | Path | Traversable | None = None) -> Prompt:
+    """The prompt ``name`` from ``folder``, by default the package's own prompts; its hash is
+    the sha256 of the file's bytes, wherever the file is read from."""
+    base = PROMPTS_DIR if folder is None else Path(folder) if isinstance(folder, (str, os.PathLike)) else folder
+    path = base / f"{name}.toml"
     raw = path.read_bytes()
     try:
         spec = tomllib.loads(raw.decode("utf-8"))
@@ -221,15 +270,9 @@ def _retry_after(exc: Exception) -> float | None:
     """Seconds from a Retry-After header (seconds or an HTTP date), if the error carries one."""
     for headers in (getattr(exc, "litellm_response_headers", None),
                     getattr(getattr(exc, "response", None), "headers", None)):
-        value = headers.get("retry-after") if headers is not None else None
-        if value:
-            try:
-                return max(0.0, float(value))
-            except ValueError:
-                try:
-                    return max(0.0, (parsedate_to_datetime(value) - datetime.now(timezone.utc)).total_seconds())
-                except (TypeError, ValueError):
-                    return None
+        wait = retry_after_header(headers)
+        if wait is not None:
+            return wait
     return None
 
 
@@ -244,16 +287,23 @@ def parse_json(content: str, schema: type[BaseModel]) -> BaseModel:
 
 
 class LLMClient:
-    """Cached, concurrent, retried, validated and budgeted LLM calls for one run."""
+    """Cached, concurrent, retried, validated and budgeted LLM calls for one run.
 
-    def __init__(self, settings: LLMSettings, schemas: Mapping[str, type[BaseModel]]):
+    ``sleep`` waits between retries (``asyncio.sleep``; tests inject one that records)."""
+
+    def __init__(self, settings: LLMSettings, schemas: Mapping[str, type[BaseModel]],
+                 sleep: Callable[[float], Awaitable[Any]] | None = None):
         self.settings = settings
         self.schemas = dict(schemas)
         self.usage = Usage()
         self.ledger: list[dict] = []
         self._litellm = _litellm()
         self._cache = _Cache(Path(settings.cache_dir or default_cache_dir()))
+        self._retry = settings.retry
+        self._sleep = sleep or asyncio.sleep
         self._semaphore: asyncio.Semaphore | None = None
+        self._semaphore_loop: asyncio.AbstractEventLoop | None = None
+        self._runner: asyncio.Runner | None = None
         self._price = self._price_per_token()
         if settings.max_cost_usd is not None and self._price is None and settings.max_tokens is None:
             raise ValueError(f"model {settings.model} has no known price, so a cost budget cannot be "
@@ -329,7 +379,7 @@ class LLMClient:
         litellm, s = self._litellm, self.settings
         retryable = (litellm.RateLimitError, litellm.InternalServerError, litellm.ServiceUnavailableError,
                      litellm.BadGatewayError, litellm.Timeout, litellm.APIConnectionError)
-        attempt = 0
+        policy, attempt = self._retry, 0
         while True:
             self._check_budget()
             attempt += 1
@@ -341,12 +391,9 @@ class LLMClient:
                     drop_params=True,  # a provider without JSON mode gets the prompt's instructions only
                     **params)
             except retryable as exc:
-                if attempt >= s.max_attempts:
+                if not policy.should_retry(attempt):
                     raise
-                wait = _retry_after(exc)
-                if wait is None:  # full jitter over an exponential ceiling
-                    wait = random.uniform(0.5, 1.0) * min(s.backoff_cap, s.backoff_base * 2 ** (attempt - 1))
-                await asyncio.sleep(min(wait, s.backoff_cap))
+                await self._sleep(policy.delay(attempt, _retry_after(exc)))
                 continue
             usage = getattr(response, "usage", None)
             p_tok = int(getattr(usage, "prompt_tokens", 0) or 0)
@@ -370,8 +417,7 @@ class LLMClient:
             self.usage.cache_hits += 1
             self._book(item_id, prompt, "cached", 0, hit[1], hit[2], 0.0, started)
             return hit[0], True, 0
-        assert self._semaphore is not None
-        async with self._semaphore:
+        async with self._slots():
             content, p_tok, c_tok, cost, attempts = await self._request(messages, params)
         self.usage.calls += 1
         self.usage.prompt_tokens += p_tok
@@ -383,6 +429,14 @@ class LLMClient:
         self._cache.put(key, self.settings.model, prompt.ref, content, (p_tok, c_tok, cost))
         self._book(item_id, prompt, "ok", attempts, p_tok, c_tok, cost, started)
         return content, False, attempts
+
+    def _slots(self) -> asyncio.Semaphore:
+        """The in-flight limit, bound to the running event loop (a new loop gets a new one)."""
+        loop = asyncio.get_running_loop()
+        if self._semaphore is None or self._semaphore_loop is not loop:
+            self._semaphore = asyncio.Semaphore(self.settings.concurrency)
+            self._semaphore_loop = loop
+        return self._semaphore
 
     def _book(self, item_id: str, prompt: Prompt, status: str, attempts: int, p_tok: int, c_tok: int,
               cost: float | None, started: float, detail: str = "") -> None:
@@ -401,8 +455,6 @@ class LLMClient:
     # -- public -----------------------------------------------------------------------------
     async def call(self, item_id: str, prompt: Prompt, inputs: Mapping[str, Any]) -> CallResult:
         """One validated answer to ``prompt`` with ``inputs``, or the reason there is none."""
-        if self._semaphore is None:
-            self._semaphore = asyncio.Semaphore(self.settings.concurrency)
         schema = self.schemas[prompt.schema]
         messages = prompt.messages(inputs)
         params = self._params(prompt, schema)
@@ -428,19 +480,67 @@ class LLMClient:
         except (openai.OpenAIError, asyncio.TimeoutError) as exc:  # litellm's errors subclass openai's
             return self._fail(item_id, prompt, "llm_error", f"{type(exc).__name__}: {str(exc)[:300]}", started)
 
-    def chat(self, item_id: str, prompt: Prompt, messages: list[dict], tools: list[dict]) -> dict:
+    async def achat(self, item_id: str, prompt: Prompt, messages: list[dict], tools: list[dict]) -> dict:
         """One tool-using turn (no JSON schema): ``{"content", "tool_calls": [{"id", "name",
         "arguments"}]}``; cached, retried and budgeted like ``call``. Raises BudgetExhausted."""
-        self._semaphore = asyncio.Semaphore(self.settings.concurrency)  # this call's event loop
         params = {"temperature": prompt.temperature, "max_tokens": prompt.max_tokens, "tools": tools}
-        content, _, _ = asyncio.run(self._answer(item_id, prompt, messages, params))
+        content, _, _ = await self._answer(item_id, prompt, messages, params)
         return json.loads(content)
+
+    def chat(self, item_id: str, prompt: Prompt, messages: list[dict], tools: list[dict]) -> dict:
+        """``achat`` from synchronous code, on the client's one event loop (see ``run``)."""
+        return self.run(self.achat(item_id, prompt, messages, tools))
+
+    def run(self, coro: Coroutine[Any, Any, _T]) -> _T:
+        """Run ``coro`` to completion on this client's event loop: one ``asyncio.Runner`` for
+        the client's life, so litellm's background logging worker stays on one loop (a new loop
+        per call makes it warn "event loop changed" every time). ``close`` ends the loop, as
+        does collecting the client."""
+        if self._runner is None:
+            self._runner = asyncio.Runner()
+            self._runner_finalizer = weakref.finalize(self, _end_runner, self._runner)
+        return self._runner.run(coro)
+
+    async def flush_logging(self, timeout: float = 5.0) -> None:
+        """Let litellm's background logging worker finish the records queued on this loop, so
+        none is left behind for another loop to pick up (and warn about)."""
+        await _flush_litellm_logging(timeout)
 
     def ledger_frame(self) -> pl.DataFrame:
         return pl.DataFrame(self.ledger, schema=LEDGER) if self.ledger else pl.DataFrame(schema=LEDGER)
 
     def close(self) -> None:
+        if self._runner is not None:
+            self._runner = None
+            self._runner_finalizer()
         self._cache.close()
+
+
+async def _flush_litellm_logging(timeout: float = 5.0) -> None:
+    """Wait, at most ``timeout`` seconds, for litellm's background logging worker to finish what
+    is queued; a no-op where litellm has no such worker."""
+    try:
+        from litellm.litellm_core_utils.logging_worker import GLOBAL_LOGGING_WORKER
+    except ImportError:
+        return
+    try:
+        await asyncio.wait_for(GLOBAL_LOGGING_WORKER.flush(), timeout)
+    except Exception:  # best effort: logging never fails a run
+        pass
+
+
+def _end_runner(runner: asyncio.Runner) -> None:
+    """Flush litellm's logging on the runner's loop, then close it (cancelling what is left).
+    Collected while another loop runs in this thread, it can do neither: the loop is left to
+    the garbage collector."""
+    try:
+        runner.run(_flush_litellm_logging())
+    except RuntimeError:  # closed already, or another loop is running
+        pass
+    try:
+        runner.close()
+    except RuntimeError:
+        pass
 
 
 def _short(exc: Exception) -> str:

@@ -22,9 +22,9 @@ from pastcast import daily
 from pastcast.curate.dedup import deduplicate
 from pastcast.curate.extract import ExtractConfig
 from pastcast.curate.ingest import ingest_paths
-from pastcast.curate.window import news_window
+from pastcast.search.visibility import news_window
 from pastcast.drops import counts_by_reason, drops_frame
-from pastcast.evaluate.index import update_or_build
+from pastcast.search.index import update_or_build
 from pastcast.imports import ImportResult, formats_in, run_markets, run_social
 from pastcast.io import copy_file, file_digests, write_json, write_parquet, write_text
 from pastcast.questions.audit import render_audit
@@ -209,7 +209,7 @@ def import_posts(files: dict[str, list[Path]], work_dir: Path, unknown: list[Pat
 
 
 def window_of(articles: pl.DataFrame) -> tuple[date, date]:
-    """The days the articles cover as news (archive pages are background: see curate.window)."""
+    """The days the articles cover as news (archive pages are background: see pastcast.search.visibility)."""
     window = news_window(articles)
     if window is None:
         raise ValueError("no dated articles: cannot derive the snapshot's time window")

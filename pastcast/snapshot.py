@@ -19,11 +19,10 @@ import polars as pl
 
 import pastcast
 from pastcast.drops import counts_by_reason
-from pastcast.io import sha256_file, write_json, write_parquet, write_text
+from pastcast.io import MANIFEST, read_manifest, sha256_file, write_json, write_parquet, write_text
 from pastcast.schemas import TABLES, conform
 
 VERSION = re.compile(r"^v(\d+)$")
-MANIFEST = "manifest.json"
 LATEST = "LATEST"
 HISTORY = "history.jsonl"  # every move of LATEST
 
@@ -159,10 +158,6 @@ def _claim_version(folder: Path, staging: Path, manifest: dict) -> Path:
             if not (folder / manifest["version"]).exists():
                 raise
             number += 1
-
-
-def read_manifest(snapshot_dir: str | Path) -> dict:
-    return json.loads((Path(snapshot_dir) / MANIFEST).read_text())
 
 
 def list_snapshots(root: str | Path = "snapshots") -> pl.DataFrame:

@@ -1,1 +1,3 @@
-"""The Dagster code location: definitions, resources, jobs, schedules and checks."""
+"""The Dagster code location: the definitions assembled from ``assets``, with jobs, schedules and
+sensors. It imports the assets and their resources, partitions and executor choice; nothing in
+``assets`` imports it."""

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import dagster as dg
 
+from assets._partitions import RANGE_END, RANGE_START
 from pastcast.daily import DayFiles
 from pipelines.jobs import DAILY_ASSETS, EVALUATION
-from pipelines.partitions import RANGE_END, RANGE_START
 
 
 def corpus_days(storage) -> list:

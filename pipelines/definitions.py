@@ -3,9 +3,9 @@
 import dagster as dg
 
 from assets import evaluation, markets, news, questions, snapshot, social
-from pipelines.executors import executor_from_env
+from assets._executors import executor_from_env
+from assets._resources import evaluation_from_env, filter_from_env, generator_from_env, storage_from_env
 from pipelines.jobs import build_news_job, build_snapshot_job, evaluate_job, import_dumps_job
-from pipelines.resources import evaluation_from_env, filter_from_env, generator_from_env, storage_from_env
 from pipelines.schedules import nightly_rebuild
 from pipelines.sensors import changed_dumps, evaluate_new_snapshots, new_warc_files
 

@@ -24,12 +24,12 @@ def main() -> int:
     import dagster as dg
     from rich.console import Console
 
+    from assets._resources import storage_from_env
     from pastcast.evaluate.batch import BASELINES, evaluate_agents
     from pastcast.evaluate.leaderboard import leaderboard, render_leaderboard
     from pastcast.snapshot import read_manifest, resolve
     from pipelines.build import build_corpus, corpus_days
     from pipelines.definitions import defs
-    from pipelines.resources import storage_from_env
 
     console = Console() if sys.stdout.isatty() else Console(width=120)
     started = time.monotonic()

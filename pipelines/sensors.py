@@ -7,10 +7,10 @@ from datetime import datetime, timezone
 
 import dagster as dg
 
+from assets._partitions import DAILY, RANGE_END, RANGE_START
+from assets._resources import PastcastStorage
 from pastcast.daily import DayFiles, contiguous, days_to_build, files_digest, read_day_report
 from pipelines.jobs import build_news_job, evaluate_job, import_dumps_job
-from pipelines.partitions import DAILY, RANGE_END, RANGE_START
-from pipelines.resources import PastcastStorage
 
 
 def _today() -> datetime:

@@ -106,3 +106,15 @@ class OpenAIServer:
     def __exit__(self, *exc) -> None:
         self._server.shutdown()
         self._server.server_close()
+
+
+def tool_reply(calls, content=""):
+    """A chat completion that calls tools: ``calls`` is [(name, arguments)]; none ends the turn."""
+    return Reply(body={
+        "id": "x", "object": "chat.completion", "created": 0, "model": "test-model",
+        "choices": [{"index": 0, "finish_reason": "tool_calls" if calls else "stop", "message": {
+            "role": "assistant", "content": content or None,
+            "tool_calls": [{"id": f"call_{i}", "type": "function",
+                            "function": {"name": name, "arguments": json.dumps(args)}}
+                           for i, (name, args) in enumerate(calls)] or None}}],
+        "usage": {"prompt_tokens": 50, "completion_tokens": 10, "total_tokens": 60}})

@@ -65,7 +65,7 @@ def test_the_executor_is_chosen_by_configuration(monkeypatch):
     import dagster as dg
     import pytest
 
-    from pipelines.executors import executor_from_env
+    from assets._executors import executor_from_env
 
     monkeypatch.setenv("PASTCAST_EXECUTOR", "multiprocess")
     assert executor_from_env() is dg.multi_or_in_process_executor

@@ -10,6 +10,7 @@ import polars as pl
 import pytest
 from click.testing import CliRunner
 
+from assets._resources import PastcastStorage
 from pastcast.cli import main as cli
 from pastcast.evaluate.agents import get_agent
 from pastcast.evaluate.runner import run_eval
@@ -17,7 +18,6 @@ from pastcast.text import contains_phrase
 from pastcast.snapshot import read_manifest, resolve, verify
 from pipelines.build import build_corpus, corpus_days
 from pipelines.definitions import defs
-from pipelines.resources import PastcastStorage
 from warcs import SAMPLE
 
 

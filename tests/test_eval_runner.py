@@ -6,18 +6,12 @@ import pytest
 
 from evalkit import article, question, ts, write_snapshot
 from pastcast import __version__
-from pastcast.evaluate import (
-    AbstainAgent,
-    RetrievalAgent,
-    get_agent,
-    leaderboard,
-    render_leaderboard,
-    run_eval,
-)
+from pastcast.evaluate import AbstainAgent, RetrievalAgent, get_agent, render_leaderboard, run_eval
 from pastcast.evaluate.agents import extract_candidates
 from pastcast.evaluate.environment import OpenQuestion
-from pastcast.evaluate.index import Hit
-from pastcast.evaluate.matching import normalise
+from pastcast.evaluate.leaderboard import leaderboard
+from pastcast.matching import normalise
+from pastcast.search.index import Hit
 from pastcast.evaluate.scoring import time_weighted_bss
 
 

@@ -251,11 +251,20 @@ def test_planted_problems_on_the_sample_are_caught_and_its_clean_questions_survi
     candidates, articles = sample
     window = ValidateConfig(window_start=date(2026, 1, 5), window_end=date(2026, 3, 31))
     baseline = filter_questions(candidates, articles, FilterConfig(validate=window))
-    # The sample alone: 4 news/market pairs of the same event merged, one answer (an author
-    # listed in a market question's shortlist) dropped as a cross leak, one revision.
-    assert candidates.height == 32 and baseline.questions.height == 27
-    assert sorted((d.stage, d.reason) for d in baseline.drops) == [
-        ("cross_leak", "answer_in_other_question"), *[("dedup", "duplicate_question")] * 4]
+    # The sample alone: its 4 news/market pairs of the same event merged, one answer (an author
+    # listed in a market question's shortlist) dropped as a cross leak, one revision. Counts are
+    # bounds (a generator that asks more passes); the planted cases are exact.
+    assert candidates.height >= 32 and baseline.questions.height >= 27
+    assert baseline.questions.height + len(baseline.drops) == candidates.height  # each kept or dropped
+    title_of = dict(zip(candidates["question_id"], candidates["title"]))
+    assert {(title_of[d.item_id], d.stage, d.reason) for d in baseline.drops} >= {
+        ("Who will win the 2026 Halvard Prize for Literature?", "cross_leak", "answer_in_other_question"),
+        *((t, "dedup", "duplicate_question") for t in (
+            "Which city will the Veloria Athletics Federation choose to host the 2027 National Games?",
+            "Who will win the 2026 Labour and Commons Party leadership contest?",
+            "Who will be elected mayor of Kestrel Bay in 2026?", "Which team will win the 2026 Veloria Cup?"))}
+    # nothing else fails validation or a leak check
+    assert {d.stage for d in baseline.drops} <= {"cross_leak", "dedup"}
     mayor = _id_of(candidates, "Who will win the 2026 Kestrel Bay mayoral election?")
     assert [e.question_id for e in baseline.evidence if e.action == "revise"] == [mayor]
 
@@ -285,7 +294,7 @@ def test_planted_problems_on_the_sample_are_caught_and_its_clean_questions_survi
             ("plant-dup", "dedup", "duplicate_question"),
             (leader, "revision", "answer_known_early")} <= found
     kept = {r["question_id"]: r for r in run.questions.iter_rows(named=True)}
-    assert len(kept) == 26 and len(run.drops) == 10  # 27 clean, less the leadership question
+    assert len(run.drops) == len(baseline.drops) + 5  # the plants and the leadership question
     assert set(kept) == set(baseline.questions["question_id"]) - {leader}
     assert kept[cup]["resolution_date"] == date(2026, 2, 20) and kept[cup]["revision_evidence"][0] == "early-cup"
     assert revision_problems(run.questions, pl.concat([articles, frame(early, ARTICLES)])) == []

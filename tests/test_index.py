@@ -5,8 +5,8 @@ import polars as pl
 import pytest
 
 from evalkit import article, ts, write_snapshot
-from pastcast.evaluate import index as index_mod
-from pastcast.evaluate.index import ArticleIndex, end_of_day_exclusive, open_or_build, query_terms
+from pastcast.search import index as index_mod
+from pastcast.search.index import ArticleIndex, end_of_day_exclusive, open_or_build, query_terms
 from pastcast.schemas import ARTICLES, frame
 
 VOCAB = ["harbor", "election", "copper", "satellite", "vaccine", "drought", "tariff", "summit", "orchestra", "glacier"]
@@ -172,7 +172,7 @@ def test_equally_scored_articles_are_cut_and_ordered_by_id_whatever_the_index_la
 
 
 def test_a_working_index_adds_a_new_days_articles_and_scores_like_a_fresh_one(tmp_path):
-    from pastcast.evaluate.index import update_or_build
+    from pastcast.search.index import update_or_build
 
     day1, day2 = _news(40, 0, day=1), _news(25, 40, day=2)
     day1.write_parquet(tmp_path / "articles.parquet")

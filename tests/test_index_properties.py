@@ -20,7 +20,7 @@ from datetime import date, datetime, time, timedelta, timezone
 import pytest
 
 from evalkit import article
-from pastcast.evaluate.index import ANALYZER, ArticleIndex, end_of_day_exclusive, query_terms
+from pastcast.search.index import ANALYZER, ArticleIndex, end_of_day_exclusive, query_terms
 from pastcast.schemas import ARTICLES, frame
 
 SEED = 20261130
@@ -166,7 +166,7 @@ def test_boundary_articles_flip_exactly_at_midnight(index, corpus):
 
 
 def test_frequent_terms_are_left_out_only_while_k_results_still_come_back(tmp_path, monkeypatch):
-    import pastcast.evaluate.index as index_module
+    import pastcast.search.index as index_module
     from evalkit import article, ts
     from pastcast.schemas import ARTICLES, frame
 

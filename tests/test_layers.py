@@ -1,32 +1,116 @@
-"""The shared text layer sits below every stage, and curation below the question stages
-(the rest of the import direction is issue 16's)."""
+"""The import direction, as a contract that fails: stages import only earlier stages and the
+shared layers below them (sources -> curate -> questions -> snapshot -> evaluate, then the
+orchestration that runs them); the shared layers import no stage; questions and evaluate never
+import each other; the library never imports Dagster; ``assets`` never imports ``pipelines``.
+
+Every import counts, also one inside a function (a lazy import is still a dependency)."""
 
 import ast
 from pathlib import Path
 
-PASTCAST = Path(__file__).resolve().parent.parent / "pastcast"
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PASTCAST = ROOT / "pastcast"
+
+SHARED = 0
+# rank of each top-level part of the package; a module may import its own rank, lower ranks
+# and the shared layers
+RANKS = {
+    "pastcast": SHARED, "pastcast.text": SHARED, "pastcast.search": SHARED, "pastcast.matching": SHARED,
+    "pastcast.io": SHARED, "pastcast.schemas": SHARED, "pastcast.drops": SHARED, "pastcast.llm": SHARED,
+    "pastcast.retry": SHARED,
+    "pastcast.sources": 1, "pastcast.imports": 1,
+    "pastcast.curate": 2,
+    "pastcast.questions": 3,
+    "pastcast.snapshot": 4, "pastcast.snapshot_checks": 4, "pastcast.snapshot_diff": 4,
+    "pastcast.evaluate": 5,
+    "pastcast.daily": 6, "pastcast.pipeline": 6, "pastcast.stage_checks": 6, "pastcast.cli": 6,
+}
+NEVER_EACH_OTHER = ("pastcast.questions", "pastcast.evaluate")
 
 
-def _imports(folder: Path) -> dict[str, set[str]]:
-    out = {}
-    for path in folder.rglob("*.py"):
-        names = set()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                names.add(node.module)
-            elif isinstance(node, ast.Import):
-                names.update(a.name for a in node.names)
-        out[str(path.relative_to(PASTCAST.parent))] = {n for n in names if n.startswith("pastcast")}
+def imported_modules(path: Path) -> set[str]:
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+            names.update(f"{node.module}.{a.name}" for a in node.names if node.module == "pastcast")
+        elif isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+    return names
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def part_of(module: str) -> str | None:
+    """The entry of RANKS a module belongs to (the longest prefix)."""
+    found = [p for p in RANKS if module == p or module.startswith(p + ".")]
+    return max(found, key=len) if found else None
+
+
+def violations(imports: dict[str, set[str]]) -> list[str]:
+    """Every import against the direction, as 'module imports target (why)'."""
+    out = []
+    for module, targets in sorted(imports.items()):
+        here = part_of(module)
+        for target in sorted(targets):
+            if target.split(".")[0] == "dagster" or target.startswith("dagster_"):
+                out.append(f"{module} imports {target} (the library never imports Dagster)")
+                continue
+            if target.split(".")[0] in ("assets", "pipelines") and here != "pastcast.cli":
+                out.append(f"{module} imports {target} (only the CLI's demo reaches the code location)")
+                continue
+            there = part_of(target)
+            if here is None or there is None or there == "pastcast":
+                continue
+            if RANKS[here] == SHARED and RANKS[there] != SHARED:
+                out.append(f"{module} imports {target} (a shared layer imports no stage)")
+            elif RANKS[there] > RANKS[here]:
+                out.append(f"{module} imports {target} (a later stage)")
+            elif {here, there} == set(NEVER_EACH_OTHER):
+                out.append(f"{module} imports {target} (questions and evaluate never import each other)")
     return out
 
 
-def test_the_text_layer_imports_no_stage():
-    wrong = {f: sorted(n for n in names if not n.startswith("pastcast.text"))
-             for f, names in _imports(PASTCAST / "text").items()}
-    assert not {f: n for f, n in wrong.items() if n}
+def library_imports() -> dict[str, set[str]]:
+    return {module_name(p): imported_modules(p) for p in PASTCAST.rglob("*.py")}
 
 
-def test_curation_imports_no_later_stage():
-    later = ("pastcast.questions", "pastcast.evaluate", "pastcast.snapshot", "pastcast.pipeline", "pastcast.cli")
-    wrong = {f: sorted(n for n in names if n.startswith(later)) for f, names in _imports(PASTCAST / "curate").items()}
+def test_every_library_module_belongs_to_a_layer():
+    assert not sorted(m for m in library_imports() if part_of(m) is None)
+
+
+def test_the_library_imports_along_the_direction_only():
+    assert violations(library_imports()) == []
+
+
+@pytest.mark.parametrize("module, target", [
+    ("pastcast.questions.revision", "pastcast.evaluate.agents"),    # questions -> evaluate
+    ("pastcast.evaluate.judge", "pastcast.questions.filter"),        # evaluate -> questions
+    ("pastcast.search.index", "pastcast.snapshot"),                  # shared -> stage
+    ("pastcast.text.mentions", "pastcast.curate.extract"),           # shared -> stage
+    ("pastcast.curate.dedup", "pastcast.questions.generate"),        # earlier -> later
+    ("pastcast.sources.warc", "pastcast.curate.extract"),
+    ("pastcast.snapshot", "pastcast.evaluate.runner"),
+    ("pastcast.questions.generate", "dagster"),                      # library -> Dagster
+    ("pastcast.pipeline", "pipelines.demo"),                         # library -> code location
+])
+def test_an_import_against_the_direction_is_caught(module, target):
+    assert len(violations({module: {target}})) == 1
+
+
+def test_imports_along_the_direction_pass():
+    assert violations({"pastcast.questions.revision": {"pastcast.search.index", "pastcast.text", "pastcast.curate.dedup"},
+                       "pastcast.evaluate.runner": {"pastcast.snapshot", "pastcast.matching", "pastcast.search.keywords"},
+                       "pastcast.cli": {"pastcast.evaluate", "pastcast.questions"},
+                       "pastcast.cli.demo": {"pipelines.demo"}}) == []
+
+
+def test_assets_never_import_the_code_location():
+    wrong = {str(p.relative_to(ROOT)): sorted(n for n in imported_modules(p) if n.split(".")[0] == "pipelines")
+             for p in (ROOT / "assets").rglob("*.py")}
     assert not {f: n for f, n in wrong.items() if n}

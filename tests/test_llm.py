@@ -11,7 +11,7 @@ import polars as pl
 import pytest
 
 from evalkit import article, ts
-from openai_server import OpenAIServer, Reply, completion, error
+from openai_server import OpenAIServer, Reply, completion, error, tool_reply
 from pastcast.llm import LLMClient, LLMSettings, load_prompt, parse_json
 from pastcast.questions.llm_generate import (SCHEMAS, GeneratedQuestions, LLMGenerateConfig, SelectConfig,
                                              generate_llm, select_articles)
@@ -156,22 +156,20 @@ def test_malformed_json_gets_one_repair_then_a_drop(tmp_path):
 
 def test_a_slow_response_times_out_and_is_retried(tmp_path):
     def script(body, n):
-        return Reply(**{**happy(body, n).__dict__, "delay": 1.5}) if n == 0 else happy(body, n)
+        return Reply(**{**happy(body, n).__dict__, "delay": 4.0}) if n == 0 else happy(body, n)
 
+    # the timeout leaves a loaded machine's fast replies room; the slow one is far past it
     with OpenAIServer(script) as server:
-        result = generate_llm(_articles(1), _settings(server, tmp_path, timeout=0.5, concurrency=1), CONFIG)
+        result = generate_llm(_articles(1), _settings(server, tmp_path, timeout=1.5, concurrency=1), CONFIG)
     assert result.questions.height == 1 and len(server.requests) == 3
     assert result.ledger["attempts"].to_list() == [2, 1]
 
 
 def test_requests_in_flight_never_exceed_the_concurrency_limit(tmp_path):
     with OpenAIServer(happy, latency=0.15) as server:
-        started = time.perf_counter()
         result = generate_llm(_articles(24), _settings(server, tmp_path, concurrency=4), CONFIG)
-        elapsed = time.perf_counter() - started
     assert result.questions.height == 24 and len(server.requests) == 48
-    assert server.max_in_flight == 4
-    assert elapsed < 48 * 0.15 / 2  # the calls overlapped
+    assert server.max_in_flight == 4  # the calls overlapped, never beyond the limit
 
 
 def test_a_token_budget_stops_the_run_and_keeps_finished_work(tmp_path):
@@ -284,8 +282,8 @@ def test_cli_questions_generate_offline(tmp_path):
 def test_the_daily_asset_generates_one_day_with_the_llm_and_reports_its_cost(tmp_path):
     import dagster as dg
 
+    from assets._resources import PastcastStorage, QuestionGenerator
     from assets.questions import news_questions
-    from pipelines.resources import PastcastStorage, QuestionGenerator
 
     from pastcast.daily import day_dir
 
@@ -338,3 +336,129 @@ def test_only_the_llm_module_imports_litellm():
                        for p in (root / d).rglob("*.py")
                        if re.search(r"^\s*(import litellm|from litellm)", p.read_text(), re.M))
     assert importers == ["pastcast/llm.py"]
+
+
+def test_prompts_are_package_data_hashed_from_their_bytes(tmp_path):
+    """The prompts ship inside the package (a wheel has them): found with importlib.resources,
+    each hashed from its file's bytes, the same from any folder it is read from."""
+    import hashlib
+    from importlib.resources import files
+    from pathlib import Path
+
+    import pastcast
+    from pastcast.llm import PROMPTS_DIR
+
+    shipped = files("pastcast") / "prompts"
+    assert str(PROMPTS_DIR) == str(shipped) and str(shipped).startswith(str(Path(pastcast.__file__).parent))
+    names = sorted(p.name.removesuffix(".toml") for p in shipped.iterdir() if p.name.endswith(".toml"))
+    assert {"agent", "answer_match", "difficulty_probe", "leak_judge", "question_check",
+            "question_generate"} <= set(names)
+    for name in names:
+        raw = (shipped / f"{name}.toml").read_bytes()
+        prompt = load_prompt(name)
+        assert prompt.sha256 == hashlib.sha256(raw).hexdigest()
+        (tmp_path / f"{name}.toml").write_bytes(raw)
+        assert load_prompt(name, tmp_path) == load_prompt(name, str(tmp_path)) == prompt
+
+
+def test_retries_wait_as_the_shared_policy_says_without_sleeping(tmp_path):
+    """429 with Retry-After as an HTTP date, then in seconds, then a 500 without one: the
+    injected sleep records the waits (the date seen from now; full jitter below the ceiling)."""
+    import asyncio
+    from datetime import datetime, timedelta, timezone
+    from email.utils import format_datetime
+
+    from pydantic import BaseModel
+
+    class Echo(BaseModel):
+        ok: bool
+
+    (tmp_path / "echo.toml").write_text('name = "echo"\nversion = "1"\nschema = "Echo"\n'
+                                        'system = "Reply with JSON."\nuser = "Say $what."\n')
+    soon = format_datetime(datetime.now(timezone.utc) + timedelta(seconds=40), usegmt=True)
+
+    def script(body, n):
+        if n == 0:
+            return error(429, "slow down", {"Retry-After": soon})
+        if n == 1:
+            return error(429, "slow down", {"Retry-After": "2.5"})
+        if n == 2:
+            return error(500, "boom")
+        return completion('{"ok": true}')
+
+    waits = []
+
+    async def sleep(seconds):
+        waits.append(seconds)
+
+    with OpenAIServer(script) as server:
+        client = LLMClient(_settings(server, tmp_path, backoff_base=0.5, backoff_cap=60.0), {"Echo": Echo},
+                           sleep=sleep)
+        result = asyncio.run(client.call("x", load_prompt("echo", tmp_path), {"what": "ok"}))
+        client.close()
+    assert result.ok and result.value.ok and len(server.requests) == 4
+    assert client.ledger[0]["attempts"] == 4 and client.usage.requests == 4
+    assert 30 < waits[0] <= 40 and waits[1] == 2.5 and 0 <= waits[2] <= 0.5 * 2 ** 2
+    assert len(waits) == 3
+
+
+def test_litellm_logs_through_python_logging_quiet_by_default():
+    import logging
+    import os
+
+    from litellm import _logging as litellm_logging
+
+    from pastcast.llm import LITELLM_LOGGERS, _litellm
+
+    _litellm()
+    for name in LITELLM_LOGGERS:
+        logger = logging.getLogger(name)
+        assert litellm_logging.handler not in logger.handlers  # no direct writes to stdout/stderr
+        assert logger.propagate and litellm_logging._secret_filter in logger.filters
+        if not os.environ.get("LITELLM_LOG"):
+            assert logger.level == logging.ERROR and not logger.isEnabledFor(logging.WARNING)
+
+
+def test_a_long_llm_agent_replay_runs_on_one_event_loop(tmp_path, caplog, capfd):
+    """Thirty days of wakes, three turns each, against the loopback server: litellm's logging
+    worker never sees its event loop change within the run, so it never warns "LoggingWorker:
+    event loop changed" (it did once a turn, a new loop per call), even with its logs on."""
+    import logging
+
+    from evalkit import question, write_snapshot
+    from pastcast.evaluate.llm_agent import LLMAgent
+    from pastcast.evaluate.runner import run_eval
+
+    snap = write_snapshot(tmp_path / "s", [article("a1", "Harbour board", "Ana Ruiz leads the race to chair "
+                                                   "the harbour board.", ts("2024-01-02"))],
+                          [question("q1", "Who will chair the harbour board?", "Ana Ruiz", "2024-01-02",
+                                    "2024-01-29")], "2024-01-01", "2024-01-30")
+
+    def script(body, n):
+        tools_seen = sum(m["role"] == "tool" for m in body["messages"])
+        if tools_seen == 0:
+            return tool_reply([("list_questions", {}), ("search", {"query": "harbour board", "k": 3})])
+        if tools_seen == 2:
+            return tool_reply([("forecast", {"question_id": "q1", "forecast": {"Ana Ruiz": 0.7, "Bo Lind": 0.2}})])
+        return tool_reply([], "done for today")
+
+    with OpenAIServer(script) as server:
+        settings = LLMSettings(model=MODEL, api_base=server.url, api_key="k", cache_dir=tmp_path / "cache",
+                               backoff_base=0.01, max_tokens=1_000_000)
+        warm = LLMClient(settings, {})  # what earlier tests left in litellm's worker goes first
+        warm.run(warm.flush_logging())
+        warm.close()
+        capfd.readouterr()
+        caplog.clear()
+        caplog.set_level(logging.DEBUG, logger="LiteLLM")
+        with LLMAgent(settings) as agent:
+            result = run_eval(snap, agent, tmp_path / "run")
+        assert len(server.requests) == 30 * 3
+    assert result.run["wakes"] == 30 and result.run["llm"]["requests"] == 90
+    assert result.run["forecasts_submitted"] >= 1
+    litellm_records = [r for r in caplog.records if r.name.startswith("LiteLLM")]
+    assert litellm_records  # its logs were on and captured: the check below can see a warning
+    changed = [r for r in litellm_records if "event loop changed" in r.getMessage().lower()]
+    assert not [r for r in changed if r.levelno >= logging.WARNING]
+    assert len(changed) <= 1  # at most the move onto the run's one loop, with nothing to carry
+    assert "event loop changed" not in capfd.readouterr().err.lower()

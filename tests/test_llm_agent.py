@@ -5,22 +5,11 @@ notes carry over, the budget stops it, and a rerun is answered from the cache.""
 import json
 
 from evalkit import article, question, ts, write_snapshot
-from openai_server import OpenAIServer, Reply
+from openai_server import OpenAIServer, tool_reply
 from pastcast.evaluate.llm_agent import LLMAgent
 from pastcast.evaluate.policies import Sleep
 from pastcast.evaluate.runner import run_eval
 from pastcast.llm import LLMSettings
-
-
-def tool_reply(calls, content=""):
-    return Reply(body={
-        "id": "x", "object": "chat.completion", "created": 0, "model": "test-model",
-        "choices": [{"index": 0, "finish_reason": "tool_calls" if calls else "stop", "message": {
-            "role": "assistant", "content": content or None,
-            "tool_calls": [{"id": f"call_{i}", "type": "function",
-                            "function": {"name": name, "arguments": json.dumps(args)}}
-                           for i, (name, args) in enumerate(calls)] or None}}],
-        "usage": {"prompt_tokens": 50, "completion_tokens": 10, "total_tokens": 60}})
 
 
 def script(body, n):

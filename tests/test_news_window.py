@@ -4,7 +4,7 @@ dated only by their crawl are served from it but source no question."""
 from datetime import date, datetime, timezone
 
 from evalkit import article
-from pastcast.curate.window import news_window
+from pastcast.search.visibility import news_window
 from pastcast.questions.generate import generate_questions
 from pastcast.schemas import ARTICLES, frame
 
@@ -40,7 +40,7 @@ def test_archive_pages_are_no_question_source():
 
 
 def test_archive_pages_are_not_served_by_search(tmp_path):
-    from pastcast.evaluate.index import ArticleIndex
+    from pastcast.search.index import ArticleIndex
 
     rows = [_article("old", datetime(2012, 5, 10, tzinfo=timezone.utc),
                      text="Acme names Okafor chief executive after a long search."),
@@ -75,7 +75,7 @@ def test_pages_dated_only_by_their_crawl_are_no_question_source():
 
 
 def test_pages_dated_only_by_their_crawl_are_served_from_their_crawl_on(tmp_path):
-    from pastcast.evaluate.index import ArticleIndex
+    from pastcast.search.index import ArticleIndex
 
     crawled = datetime(2026, 2, 13, 9, tzinfo=timezone.utc)
     rows = [_crawl_dated("undated", crawled, "Acme names Okafor chief executive, the board said.")]

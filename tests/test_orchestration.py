@@ -12,12 +12,12 @@ import dagster as dg
 import polars as pl
 import pytest
 
+from assets._partitions import RANGE_END, RANGE_START
+from assets._resources import EvaluationSettings, PastcastStorage
 from pastcast.daily import day_dir
 from pastcast.schemas import QUESTIONS, frame
 from pastcast.snapshot import latest_version, list_snapshots, read_manifest
 from pipelines.definitions import defs
-from pipelines.partitions import RANGE_END, RANGE_START
-from pipelines.resources import EvaluationSettings, PastcastStorage
 from warcs import SAMPLE, add_day, make_corpus
 
 DAYS = [date(2026, 1, 7), date(2026, 1, 8), date(2026, 1, 9)]

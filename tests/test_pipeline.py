@@ -64,8 +64,8 @@ def test_every_stage_accounts_for_its_input(tmp_path):
 def test_corpus_market_and_social_dumps_by_format_and_the_market_horizon(tmp_path):
     from datetime import timedelta
 
+    from assets._resources import PastcastStorage
     from pastcast.questions.markets import MarketQuestionConfig
-    from pipelines.resources import PastcastStorage
 
     corpus = tmp_path / "corpus"
     shutil.copytree(SAMPLE, corpus)

@@ -460,7 +460,8 @@ def test_sample_corpus_event_recall_and_answer_precision(sample_articles):
     prices and retail sales) are correct reports too. The three misses are by design or out of
     reach: two semi-finals only reach a final (no single answer to ask for) and the minimum-wage
     result page carries no date: ingest dates it by its crawl, so it is no question source (its
-    events.json copy is a preview)."""
+    events.json copy is a preview). Bounds, not counts: a generator that finds more events, or
+    more correct reports, passes; one that finds fewer, or answers one wrong, does not."""
     import json
 
     from warcs import ROOT
@@ -481,9 +482,13 @@ def test_sample_corpus_event_recall_and_answer_precision(sample_articles):
             found.add(event["event_id"])
         else:
             wrong.append((event["event_id"], q["answer"]))
-    assert len(found) == 22 and set(e["event_id"] for e in events) - found == {"E04", "E05", "E22"}
-    assert wrong == []
-    assert questions.height == 24 and sorted(others) == [("a094", "up 0.4%"), ("a167", "up 0.6%")]
+    # every event found today still is: at most the three misses above are missed
+    assert len(found) >= 22 and set(e["event_id"] for e in events) - found <= {"E04", "E05", "E22"}
+    assert wrong == []  # every question about an event has the event's answer
+    assert {("a094", "up 0.4%"), ("a167", "up 0.6%")} <= set(others)
+    # about one question per event (the copies of a story are one article after dedup) and a
+    # few from other reports, not one per article
+    assert 24 <= questions.height <= len(events) + 10
     titles = set(questions["title"])
     for title in ("Who will be elected mayor of Kestrel Bay in 2026?",
                   "Which team will win the 2026 Veloria Cup?",
@@ -494,7 +499,7 @@ def test_sample_corpus_event_recall_and_answer_precision(sample_articles):
                   "Who will Kestrel Bay Rovers appoint as its next head coach?"):
         assert title in titles, title
     kept, _ = validate_questions(questions)
-    assert kept.height == 24 and not leaks_in_own_text(kept)
+    assert kept.height == questions.height and not leaks_in_own_text(kept)
 
 
 def test_background_comes_from_an_article_about_the_subject_not_a_passing_mention():

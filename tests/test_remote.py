@@ -6,6 +6,8 @@ import socket
 import threading
 import time
 from collections import defaultdict
+from datetime import datetime, timedelta, timezone
+from email.utils import format_datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import SimpleNamespace
 
@@ -23,7 +25,7 @@ FAST = {"retries": 3, "backoff": 0.01, "timeout": 3, "chunk": 8192}
 class Handler(BaseHTTPRequestHandler):
     """Serves the server's root with Range support; ``server.script[path]`` lists one-shot
     misbehaviours: "drop:N" (announce the full length, send N bytes, close), "503", "429",
-    "ignore-range" (answer 200 with the whole file)."""
+    "429 VALUE" (with ``Retry-After: VALUE``), "ignore-range" (answer 200 with the whole file)."""
 
     def do_GET(self):
         srv, rel = self.server, self.path.split("?")[0].lstrip("/")
@@ -31,10 +33,12 @@ class Handler(BaseHTTPRequestHandler):
         with srv.lock:
             srv.log.append((rel, rng))
             action = srv.script[rel].pop(0) if srv.script[rel] else ""
-        if action in ("503", "429"):
-            self.send_response(int(action))
+        if action in ("503", "429") or action.startswith("429 "):
+            self.send_response(int(action[:3]))
             if action == "503":
                 self.send_header("Retry-After", "0")
+            elif action.startswith("429 "):
+                self.send_header("Retry-After", action[4:])
             self.send_header("Content-Length", "0")
             self.end_headers()
             return
@@ -145,6 +149,20 @@ def test_503_and_429_are_retried(server, tmp_path):
     path = fetch(_remote(server), tmp_path, **FAST)
     assert path.read_bytes() == server.files[NAMES[0]]
     assert len(server.requests(NAMES[0])) == 3
+
+
+def test_the_waits_follow_the_shared_retry_policy(server, tmp_path):
+    """Retry-After as seconds or as an HTTP date sets the wait, capped at MAX_WAIT; without one,
+    full jitter below the doubling ceiling. The sleep is injected: nothing waits."""
+    soon = format_datetime(datetime.now(timezone.utc) + timedelta(seconds=30), usegmt=True)
+    server.script[f"{MONTH}/{NAMES[0]}"] += [f"429 {soon}", "429 7", "429 86400", "503", "429", "429"]
+    waits = []
+    path = fetch(_remote(server), tmp_path, **{**FAST, "retries": 6}, sleep=waits.append)
+    assert path.read_bytes() == server.files[NAMES[0]]
+    assert len(server.requests(NAMES[0])) == 7 and len(waits) == 6
+    assert 20 < waits[0] <= 30  # the date, seen from now (the request took a moment)
+    assert waits[1:4] == [7.0, 60.0, 0.0]  # seconds; a day capped at MAX_WAIT; the 503's "0"
+    assert 0 <= waits[4] <= 0.01 * 2 ** 4 and 0 <= waits[5] <= 0.01 * 2 ** 5
 
 
 def test_404_fails_at_once_naming_url_and_status(server, tmp_path):

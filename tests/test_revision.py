@@ -12,7 +12,7 @@ import pytest
 
 from evalkit import article, question, ts
 from openai_server import OpenAIServer, completion
-from pastcast.evaluate.index import ArticleIndex
+from pastcast.search.index import ArticleIndex
 from pastcast.llm import LLMSettings
 from pastcast.questions.revision import (LLMJudge, RevisionConfig, RevisionResult, article_sentences,
                                          decided_by, is_settled, key_terms, revise_resolution_dates)

@@ -2,7 +2,7 @@ from datetime import date
 
 import pytest
 
-from pastcast.evaluate.matching import edit_distance, matches, normalise
+from pastcast.matching import edit_distance, matches, normalise
 from pastcast.evaluate.scoring import (
     InvalidForecast,
     brier_skill_score,

@@ -8,7 +8,7 @@ A page whose only dates are implausible (after its crawl) gets no date from ``da
 ingest may then date it by its crawl (``crawl_date``, recorded as source "crawl"): an upper
 bound, never mistaken for a reading of the page.
 A page dated long before its crawl (an archive page crawled again) keeps its true date (what
-is served of it is decided downstream, ``pastcast.curate.window``); an age limit is an option.
+is served of it is decided downstream, ``pastcast.search.visibility``); an age limit is an option.
 """
 
 from __future__ import annotations

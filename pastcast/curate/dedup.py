@@ -25,7 +25,7 @@ import polars as pl
 
 from pastcast.curate.dedup_index import Cluster, DedupIndex
 from pastcast.curate.minhash import MinHashConfig, band_keys, containment, jaccard, signatures
-from pastcast.curate.window import CRAWL_DATED
+from pastcast.search.visibility import CRAWL_DATED
 from pastcast.schemas import ARTICLES, DROPS, complete, empty
 
 STAGE = "dedup"

@@ -15,13 +15,13 @@ half: ``bench/drop_policy.py`` and bench/README.md.
 MIN_WORD_UNITS = 17
 
 # Pages dated long before their crawl (archive pages crawled again) are kept with their true
-# date (never served: pastcast.curate.window). A number of days here drops them.
+# date (never served: pastcast.search.visibility). A number of days here drops them.
 MAX_AGE_DAYS: int | None = None
 
 # A page with no plausible date of its own (no signal, or only dates after its crawl) is kept,
 # dated by its crawl (date_source "crawl"): WARC-Date bounds publication from above, so served
 # from then on it shows nothing early. Its day is a bound, not a reading, so it is never a
-# question's source (pastcast.curate.window.question_source). "drop" drops it as ``no_date`` /
+# question's source (pastcast.search.visibility.question_source). "drop" drops it as ``no_date`` /
 # ``implausible_date``. Dropping cost the plain-library parity on the held-out half of the
 # trafilatura set (20 of 449 pages, 16 of them with all their gold snippets): bench/README.md.
 UNDATED = "crawl"

@@ -42,7 +42,7 @@ class ExtractConfig:
     # (bench/extraction_threshold.py).
     full_extraction_below_words: int = 150
     # None keeps a page dated long before its crawl (an archive page) with its true date, in
-    # the corpus but never served (pastcast.curate.window); N drops pages dated over N days
+    # the corpus but never served (pastcast.search.visibility); N drops pages dated over N days
     # before their crawl.
     max_age_days: int | None = MAX_AGE_DAYS
     # "crawl" keeps a page with no plausible date of its own, dated by its crawl (see

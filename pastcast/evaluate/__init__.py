@@ -1,22 +1,35 @@
-"""The evaluator: replay a snapshot on a daily clock to agents and score their forecasts."""
+"""The evaluator: replay a snapshot on a daily clock to agents and score their forecasts.
 
-from pastcast.evaluate.agents import AbstainAgent, Agent, RetrievalAgent, get_agent
-from pastcast.evaluate.environment import LedgerEntry, OpenQuestion, ReplayEnvironment, ResolvedQuestion
-from pastcast.evaluate.index import ArticleIndex, Hit, open_or_build
-from pastcast.evaluate.leaderboard import leaderboard, render_leaderboard
-from pastcast.evaluate.matching import matches, normalise
-from pastcast.evaluate.runner import RunResult, run_eval
-from pastcast.evaluate.scoring import (
-    InvalidForecast,
-    brier_skill_score,
-    time_weighted_bss,
-    top1_accuracy,
-    validate,
-)
+Names are imported on first use (PEP 562), so importing one evaluator module (the scorer, say)
+does not load the search index, the runner or the LLM client. A name that is also a module's
+(``leaderboard``) is not exported: the module's import would shadow it."""
 
-__all__ = [
-    "AbstainAgent", "Agent", "ArticleIndex", "Hit", "InvalidForecast", "LedgerEntry", "OpenQuestion",
-    "ReplayEnvironment", "ResolvedQuestion", "RetrievalAgent", "RunResult", "brier_skill_score",
-    "get_agent", "leaderboard", "matches", "normalise", "open_or_build", "render_leaderboard",
-    "run_eval", "time_weighted_bss", "top1_accuracy", "validate",
-]
+from __future__ import annotations
+
+import importlib
+
+_EXPORTS = {
+    "AbstainAgent": "agents", "Agent": "agents", "RetrievalAgent": "agents", "get_agent": "agents",
+    "LedgerEntry": "environment", "OpenQuestion": "environment", "ReplayEnvironment": "environment",
+    "ResolvedQuestion": "environment",
+    "render_leaderboard": "leaderboard",  # the function leaderboard: pastcast.evaluate.leaderboard.leaderboard
+    "RunResult": "runner", "run_eval": "runner",
+    "InvalidForecast": "scoring", "brier_skill_score": "scoring", "time_weighted_bss": "scoring",
+    "top1_accuracy": "scoring", "validate": "scoring",
+}
+_ELSEWHERE = {
+    "ArticleIndex": "pastcast.search.index", "Hit": "pastcast.search.index",
+    "open_or_build": "pastcast.search.index", "matches": "pastcast.matching", "normalise": "pastcast.matching",
+}
+
+__all__ = sorted([*_EXPORTS, *_ELSEWHERE])
+
+
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        module = importlib.import_module(f"pastcast.evaluate.{_EXPORTS[name]}")
+    elif name in _ELSEWHERE:
+        module = importlib.import_module(_ELSEWHERE[name])
+    else:
+        raise AttributeError(f"module 'pastcast.evaluate' has no attribute {name!r}")
+    return getattr(module, name)

@@ -12,12 +12,14 @@ from datetime import date
 from functools import lru_cache
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from pastcast.evaluate.matching import normalise
-from pastcast.evaluate.scoring import PLACEHOLDERS, InvalidForecast
+from pastcast.evaluate.scoring import InvalidForecast
+from pastcast.matching import PLACEHOLDERS, normalise
+from pastcast.search.keywords import STOPWORDS, WORD, keywords
+from pastcast.text.vocabulary import MONTHS, WEEKDAYS
 
 if TYPE_CHECKING:
     from pastcast.evaluate.environment import OpenQuestion, ReplayEnvironment
-    from pastcast.evaluate.index import Hit
+    from pastcast.search.index import Hit
 
 
 @runtime_checkable
@@ -37,24 +39,10 @@ class AbstainAgent:
         return None
 
 
-STOPWORDS = frozenset(
-    """a about above after again against all am an and any are as at be been before being
-    below between both but by can could did do does doing down during each few for from
-    further had has have having he her here hers him his how i if in into is it its itself
-    just me more most my no nor not now of off on once only or other our out over own same
-    she should so some such than that the their them then there these they this those
-    through to too under until up very was we were what when where which while who whom
-    whose why will with would you your yes next new first last win wins won named name
-    announced announce become becomes according per cent percent""".split()
-)
-# Capitalised for reasons other than being an entity.
-_NOT_ENTITIES = frozenset(
-    """however meanwhile also said says mr mrs ms dr monday tuesday wednesday thursday friday
-    saturday sunday january february march april may june july august september october
-    november december today yesterday tomorrow""".split()
-)
+# Capitalised for reasons other than being an entity: weekdays, months and these.
+_NOT_ENTITIES = frozenset(w.lower() for w in (*WEEKDAYS, *MONTHS)) | frozenset(
+    "however meanwhile also said says mr mrs ms dr today yesterday tomorrow".split())
 _CONNECTORS = frozenset({"of", "de", "del", "da", "di", "la", "le", "van", "von", "der", "du"})
-_WORD = re.compile(r"[\w'’-]+", re.UNICODE)
 _CLAUSE_BREAK = re.compile(r"[.,;:!?()\[\]{}\"“”«»\n|/]+")
 _NUMBER = re.compile(
     r"(?<![\w.])[-+]?\d[\d,]*(?:\.\d+)?\s?(?:%|percent\b|per cent\b|million\b|billion\b|trillion\b"
@@ -69,11 +57,6 @@ _BODY_CHARS = 4000  # the lede carries the news; bounds the cost per hit on long
 def _word_key(word: str) -> str:
     """``normalise`` of one word; names repeat across hits, so it is cached."""
     return normalise(word)
-
-
-def keywords(text: str) -> list[str]:
-    """Content words of a question title, for the search query."""
-    return [w for w in _WORD.findall(text or "") if w.lower() not in STOPWORDS]
 
 
 def extract_candidates(text: str, answer_type: str, exclude: set[str]) -> set[str]:
@@ -162,7 +145,7 @@ class RetrievalAgent:
     def forecast(self, q: OpenQuestion, hits: Iterable[Hit], today: date) -> dict[str, float]:
         if (q.answer_type or "").lower() == "binary":
             return {}
-        exclude = {normalise(w) for w in _WORD.findall(f"{q.title} {q.background}")}
+        exclude = {normalise(w) for w in WORD.findall(f"{q.title} {q.background}")}
         evidence: dict[str, float] = defaultdict(float)
         support: dict[str, int] = defaultdict(int)
         names: dict[str, str] = {}  # normalised -> first surface form seen

@@ -17,7 +17,7 @@ from pathlib import Path
 import polars as pl
 
 from pastcast.evaluate.consensus import MarketConsensus
-from pastcast.evaluate.index import ArticleIndex, Hit, open_or_build
+from pastcast.search.index import ArticleIndex, Hit, open_or_build
 from pastcast.evaluate.scoring import InvalidForecast, validate
 from pastcast.snapshot import MANIFEST, read_manifest
 

@@ -1,6 +1,6 @@
 """The optional LLM judge of answer matching: outcomes the rules of ``matching`` did not accept
 but that may name the recorded answer (a shared word, initials, a close spelling) go to a model
-(``prompts/answer_match.toml``: more specific matches, vaguer does not). It runs in the scoring
+(``pastcast/prompts/answer_match.toml``: more specific matches, vaguer does not). It runs in the scoring
 process after the replay, so agents never see it; every verdict is cached by the LLM module
 and logged to ``match_verdicts.jsonl`` in the run folder."""
 
@@ -16,8 +16,8 @@ from pydantic import BaseModel
 from rapidfuzz import fuzz
 
 from pastcast.evaluate.environment import LedgerEntry
-from pastcast.evaluate.matching import matches, normalise
-from pastcast.evaluate.scoring import PLACEHOLDERS
+from pastcast.matching import matches, normalise
+from pastcast.matching import PLACEHOLDERS
 from pastcast.io import write_text
 from pastcast.llm import LLMClient, LLMSettings, load_prompt
 

@@ -2,7 +2,11 @@
 (cached, retried, budgeted: ``pastcast.llm``). Tools: ``search`` (date-gated news),
 ``list_questions``, ``forecast``, ``note`` (memory kept across days) and ``sleep`` (for the sleep
 policy). A rejected forecast is returned to the model as the tool's error, so it can fix it.
-When the run's LLM budget is spent the agent stops acting; its forecasts so far stand."""
+When the run's LLM budget is spent the agent stops acting; its forecasts so far stand.
+
+Every wake's conversation runs on the client's one event loop (an ``asyncio.Runner`` for the
+agent's life, ended by ``close`` or when the agent is collected), not a new loop per wake or
+turn: litellm's background logging worker is bound to a loop and warns each time it changes."""
 
 from __future__ import annotations
 
@@ -79,12 +83,21 @@ class LLMAgent:
     def act(self, env: ReplayEnvironment) -> None:
         if self.out_of_budget:
             return
+        self.client.run(self._wake(env))
+
+    async def _wake(self, env: ReplayEnvironment) -> None:
+        try:
+            await self._converse(env)
+        finally:  # nothing of today's left queued in litellm's logging worker
+            await self.client.flush_logging()
+
+    async def _converse(self, env: ReplayEnvironment) -> None:
         inputs = {"today": env.today.isoformat(), "questions": self._questions(env),
                   "notes": "\n".join(self.notes[-20:]) or "(none)"}
         messages = self.prompt.messages(inputs)
         for step in range(self.max_steps):
             try:
-                reply = self.client.chat(f"{env.today}#{step}", self.prompt, messages, TOOLS)
+                reply = await self.client.achat(f"{env.today}#{step}", self.prompt, messages, TOOLS)
             except BudgetExhausted:
                 self.out_of_budget = True
                 return
@@ -110,3 +123,13 @@ class LLMAgent:
     def usage(self) -> dict:
         return {**self.client.usage.as_dict(), "failed_turns": len(self.failures),
                 "out_of_budget": self.out_of_budget}
+
+    def close(self) -> None:
+        """End the event loop (also ended when the agent is collected) and close the LLM cache."""
+        self.client.close()
+
+    def __enter__(self) -> LLMAgent:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

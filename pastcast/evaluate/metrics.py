@@ -22,7 +22,7 @@ import numpy as np
 import polars as pl
 
 from pastcast.evaluate.environment import LedgerEntry
-from pastcast.evaluate.matching import normalise
+from pastcast.matching import normalise
 from pastcast.evaluate.scoring import MAX_OUTCOMES, first_match, validate
 
 SCORE_METRICS = ("bss", "accuracy", "time_weighted_bss")

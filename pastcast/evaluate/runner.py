@@ -16,8 +16,8 @@ import pastcast
 from pastcast.evaluate.agents import Agent, get_agent
 from pastcast.evaluate.consensus import MarketConsensus
 from pastcast.evaluate.environment import LedgerEntry, ReplayEnvironment
-from pastcast.evaluate.index import ArticleIndex
-from pastcast.evaluate.matching import matches, normalise
+from pastcast.search.index import ArticleIndex
+from pastcast.matching import matches, normalise
 from pastcast.evaluate.metrics import summary_metrics
 from pastcast.evaluate.policies import EveryDay, WakePolicy
 from pastcast.evaluate.scoring import brier_skill_score, standing, time_weighted_bss, top1_accuracy

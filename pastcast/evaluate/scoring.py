@@ -10,20 +10,10 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import date, timedelta
 
-from pastcast.evaluate.matching import matches, normalise
+from pastcast.matching import PLACEHOLDERS, matches, normalise
 
 MAX_OUTCOMES = 5
 SUM_TOLERANCE = 1e-9
-# Compared after normalise(), so "N/A", "n.a." and "None of the above!" are all caught.
-PLACEHOLDERS = frozenset(
-    normalise(p)
-    for p in (
-        "unknown", "other", "others", "n/a", "na", "none", "none of the above", "no answer",
-        "tbd", "?", "something else", "someone else", "anything else",
-    )
-)
-
-
 class InvalidForecast(ValueError):
     """A forecast that breaks a submission rule; ``reason`` says which one."""
 

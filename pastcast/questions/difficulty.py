@@ -5,7 +5,7 @@
 - ``label_noise``: a model that sees every article up to the resolution day still does not
   give the recorded answer: the answer is probably wrong or unknowable (drop ``unanswerable``).
 
-Each probe is one LLM call (``prompts/difficulty_probe.toml``) with the ``k`` best date-gated
+Each probe is one LLM call (``pastcast/prompts/difficulty_probe.toml``) with the ``k`` best date-gated
 search hits as excerpts; the model's answer is compared with the recorded one by the
 evaluator's matcher. Every drop keeps the model's answer and the article ids it saw.
 """
@@ -19,9 +19,9 @@ from datetime import date, timedelta
 import polars as pl
 from pydantic import BaseModel, Field
 
-from pastcast.evaluate.agents import keywords
-from pastcast.evaluate.index import ArticleIndex
-from pastcast.evaluate.matching import matches
+from pastcast.search.keywords import keywords
+from pastcast.search.index import ArticleIndex
+from pastcast.matching import matches
 from pastcast.llm import LLMClient, LLMSettings, load_prompt
 from pastcast.questions.steps import Evidence, StepResult
 from pastcast.schemas import QUESTIONS, frame

@@ -31,7 +31,7 @@ from pathlib import Path
 import polars as pl
 
 from pastcast.drops import Drop, drops_frame
-from pastcast.evaluate.index import ArticleIndex
+from pastcast.search.index import ArticleIndex
 from pastcast.io import write_parquet, write_text
 from pastcast.questions.difficulty import DifficultyConfig, difficulty_filter
 from pastcast.questions.leakage import cross_leaks, find_pairs, self_leaks

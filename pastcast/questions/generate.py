@@ -15,7 +15,7 @@ from pathlib import Path
 
 import polars as pl
 
-from pastcast.curate.window import CRAWL_DATED, news_window, question_source
+from pastcast.search.visibility import CRAWL_DATED, news_window, question_source
 from pastcast.drops import counts_by_reason
 from pastcast.io import write_json, write_parquet
 from pastcast.questions.extractive import STAGE, GenerateConfig, generate_extractive
@@ -75,7 +75,7 @@ def generate_questions(articles: pl.DataFrame, generator: str = "extractive", *,
     """Candidate questions from the articles published on ``days``, or from ``article_ids``
     (e.g. a crawl day's arrivals), or from all of them, leaving out archive pages (crawled over
     ``CURRENT_NEWS_DAYS`` after publication) and pages dated only by their crawl
-    (``pastcast.curate.window.question_source``): those give background only and are
+    (``pastcast.search.visibility.question_source``): those give background only and are
     ``background_only`` drops; every article may give background."""
     if generator not in GENERATORS:
         raise ValueError(f"unknown generator {generator!r}; use one of {GENERATORS}")

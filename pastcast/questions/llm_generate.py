@@ -5,9 +5,9 @@
    not like a preview; then at most ``per_cluster`` articles per story (dedup cluster), at most
    ``per_day`` per publication day, and no topic above ``max_topic_share`` of a day's picks
    while others wait. Every article left out is a drop with its reason.
-2. Generation (``prompts/question_generate.toml``): the article becomes up to
+2. Generation (``pastcast/prompts/question_generate.toml``): the article becomes up to
    ``max_questions`` candidate questions asked as if the outcome were unknown.
-3. Check and rewrite (``prompts/question_check.toml``): the candidates are checked against
+3. Check and rewrite (``pastcast/prompts/question_check.toml``): the candidates are checked against
    the article, the best is kept, and spans of its text that give the answer away are
    rewritten.
 4. Deterministic checks on the result: the answer must appear in the article; the resolution

@@ -4,7 +4,7 @@ question and a market question, two syndicated reports), merged into one.
 Two questions are duplicates when all of these hold:
 
 1. the same answer: equal after normalisation, an alias of one is the answer or an alias of the
-   other, or ``pastcast.evaluate.matching.matches`` holds both ways (equal, a typo, or one
+   other, or ``pastcast.matching.matches`` holds both ways (equal, a typo, or one
    written in Latin letters and the other's transliteration: "Moskva" and "Москва");
 2. resolution dates at most ``max_days_apart`` days apart;
 3. compatible titles: the names in them (capitalised words that are not question words) of one
@@ -46,12 +46,12 @@ import polars as pl
 from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
 
-from pastcast.evaluate.matching import matches
+from pastcast.matching import matches
 from pastcast.questions.leakage import _rows
 from pastcast.questions.steps import Evidence, StepResult
 from pastcast.text import normalise, transliteration
-from pastcast.text.mentions import BINARY_ANSWERS
 from pastcast.text.mentions import mention_tokens as tokens
+from pastcast.text.vocabulary import BINARY_ANSWERS, MONTH_ABBREVIATIONS, MONTHS, STOPWORDS, WEEKDAYS
 
 
 @dataclass(frozen=True)
@@ -61,19 +61,15 @@ class QuestionDedupConfig:
     max_days_apart: int = 14  # between resolution dates
 
 
-_STOPWORDS = frozenset("""
-who whom whose what which when where why how will would shall should could can may might
-be is are was were been being become becomes do does did
-the a an of in on at to for by as from with into over under about after before between than
-and or nor not but if whether its it his her their they them this that these those there
-next new first last win wins won winner winners take takes took
+# The shared stop words and the words of question titles that name no event: modals, kinds of
+# answer, report verbs, units of time.
+_STOPWORDS = STOPWORDS | frozenset("""
+may might shall whether winner winners take takes took
 team person city place country company film novel book player candidate side
-according reported report reports announce announced announces name names named
-set sets level year years month day date per percent
+reported report reports announces names set sets level year years month day date
 """.split())
-_MONTHS = frozenset("""january february march april may june july august september october
-november december jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday
-thursday friday saturday sunday""".split())
+# Month names, their abbreviations and weekdays: a title's time, not its event.
+_MONTHS = frozenset(w.lower() for w in (*MONTHS, *MONTH_ABBREVIATIONS, *WEEKDAYS))
 _SUFFIXES = ("ations", "ation", "ments", "ment", "ships", "ship", "ions", "ion", "ings", "ing",
              "ally", "al", "ed", "s")
 _WORD = re.compile(r"[^\W_][\w'\u2019.-]*")

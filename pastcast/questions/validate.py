@@ -27,7 +27,7 @@ from datetime import date
 import polars as pl
 
 from pastcast.drops import Drop, drops_frame
-from pastcast.evaluate.scoring import PLACEHOLDERS
+from pastcast.matching import PLACEHOLDERS
 from pastcast.questions.steps import StepResult
 from pastcast.schemas import QUESTIONS, frame
 from pastcast.text import normalise, word_count

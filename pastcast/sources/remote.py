@@ -14,7 +14,6 @@ import http.client
 import os
 import posixpath
 import queue
-import random
 import re
 import ssl
 import tempfile
@@ -26,6 +25,8 @@ import urllib.request
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from pastcast.retry import RetryPolicy, retry_after_header
 
 DEFAULT_BASE_URL = "https://data.commoncrawl.org"
 LISTING_SUFFIXES = (".paths.gz", ".paths")
@@ -145,15 +146,18 @@ def _read_listing(item: str, fetch_kw: dict) -> list[str]:
 
 def fetch(input: Input, spool_dir: str | Path, *, retries: int = 5, backoff: float = 0.5,
           timeout: float = 60, chunk: int = 1 << 20,
-          on_bytes: Callable[[int], None] | None = None) -> Path:
+          on_bytes: Callable[[int], None] | None = None,
+          sleep: Callable[[float], None] = time.sleep) -> Path:
     """The local path of ``input``: a local input itself, a remote one downloaded to the spool.
 
     The download goes to ``<name>.part`` and resumes with a Range request after a dropped
     connection, a timeout, a 5xx, 408 or 429. ``retries`` bounds failed attempts in a row; one
-    that received bytes resets the count, so a flaky 1 GB transfer still finishes. The final
-    name appears only by an atomic rename once the size matches what the server announced, so
-    an existing final file is complete and is returned without a request. ``on_bytes(n)`` is
-    called with each block's size.
+    that received bytes resets the count, so a flaky 1 GB transfer still finishes. Between
+    attempts it waits as ``pastcast.retry.RetryPolicy`` says (backoff from ``backoff`` seconds
+    with full jitter, or the server's Retry-After, at most ``MAX_WAIT``), through ``sleep``.
+    The final name appears only by an atomic rename once the size matches what the server
+    announced, so an existing final file is complete and is returned without a request.
+    ``on_bytes(n)`` is called with each block's size.
     """
     if not input.is_remote:
         return Path(input.source)
@@ -163,6 +167,7 @@ def fetch(input: Input, spool_dir: str | Path, *, retries: int = 5, backoff: flo
     if final.exists():
         return final
     part = final.with_name(final.name + ".part")
+    policy = RetryPolicy(max_attempts=max(1, retries + 1), base=backoff, cap=MAX_WAIT)
     url, failures = input.source, 0
     while True:
         start, wait = _size(part), None
@@ -173,21 +178,19 @@ def fetch(input: Input, spool_dir: str | Path, *, retries: int = 5, backoff: flo
             if exc.code not in RETRY_STATUSES and exc.code < 500:
                 raise RemoteError(f"{url}: HTTP {exc.code} {exc.reason}", url=url,
                                   status=exc.code) from None
-            last, wait = exc, _int(exc.headers.get("Retry-After"))
+            last, wait = exc, retry_after_header(exc.headers)
         except NETWORK_ERRORS as exc:
             last = exc
         else:
             os.replace(part, final)
             return final
         failures = (0 if _size(part) > start else failures) + 1
-        if failures > retries:
+        if not policy.should_retry(failures):
             raise RemoteError(f"{url}: gave up after {failures} failed attempts in a row, "
                               f"{_size(part)} bytes received (kept in {part.name}); "
                               f"last error: {last}", url=url,
                               status=getattr(last, "code", None)) from last
-        if wait is None:  # exponential, jittered so many clients do not retry in step
-            wait = backoff * 2 ** (failures - 1) * random.uniform(0.5, 1.0)
-        time.sleep(min(wait, MAX_WAIT))
+        sleep(policy.delay(failures, wait))
 
 
 def _download(url: str, part: Path, timeout: float, chunk: int,
@@ -239,7 +242,7 @@ def _size(path: Path) -> int:
 
 
 def _int(value: str | None) -> int | None:
-    """A non-negative integer header (Content-Length, Retry-After in seconds), else None."""
+    """A non-negative integer header (Content-Length), else None."""
     return int(value) if value and value.strip().isdigit() else None
 
 

@@ -1,6 +1,7 @@
 """Text handling every stage shares, for every script: normalisation and tokens
-(``normalise``), mentions of a phrase in a text (``mentions``) and lengths of texts in scripts
-written with or without spaces (``scripts``)."""
+(``normalise``), mentions of a phrase in a text (``mentions``), lengths of texts in scripts
+written with or without spaces (``scripts``) and the English words stages read text with:
+months, weekdays, stop words, hedges, yes/no (``vocabulary``, imported from there)."""
 
 from pastcast.text.mentions import (Mention, contains_phrase, find_mention, mention_tokens,
                                     phrase_tokens, searchable)

@@ -53,6 +53,7 @@ from rapidfuzz import fuzz, process
 
 from pastcast.text.normalise import (IDEOGRAPHIC, IGNORABLE, MARKS, SEGMENTED, tokens, transliteration,
                                      written_without_spaces)
+from pastcast.text.vocabulary import BINARY_ANSWERS
 
 FUZZY_SCORE = 90.0
 FUZZY_MIN_CHARS = 6
@@ -63,7 +64,6 @@ ACRONYM_MAX_LETTERS = 6
 TRANSLITERATION_MIN_CHARS = 4  # "Рим" would be the English word "rim"
 RULES = ("exact", "alias", "transliteration", "abbreviation", "surname", "fuzzy")
 
-BINARY_ANSWERS = frozenset({"yes", "no", "true", "false"})
 _NAME_SUFFIXES = frozenset({"jr", "sr", "ii", "iii", "iv", "v"})
 _CONNECTORS = frozenset({"of", "the", "and", "for", "de", "du", "des", "la", "le", "del", "di",
                          "da", "von", "van", "on", "in", "at", "to", "&"})

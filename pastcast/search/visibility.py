@@ -1,4 +1,4 @@
-"""The time window a set of articles covers as news.
+"""What the corpus may serve, from when, and the time window a set of articles covers as news.
 
 Archive pages crawled again years after publication are kept with their true dates, so the
 oldest ``published_at`` says nothing about the period a crawl covers. The window runs from the

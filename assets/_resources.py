@@ -1,4 +1,8 @@
-"""Where the pipeline reads and writes. Every path can come from the environment."""
+"""The Dagster resources: where the pipeline reads and writes, how questions are generated and
+filtered, which agents evaluate a snapshot. Every setting can come from the environment; the
+LLM's (``PASTCAST_LLM_MODEL``, ``_API_BASE``, ``_API_KEY``, ``_MAX_COST``, ``_MAX_TOKENS``,
+``_CONCURRENCY``) are read by the library's one reader, ``LLMSettings.from_env``, for every
+LLM setting a resource leaves unset."""
 
 from __future__ import annotations
 
@@ -55,7 +59,9 @@ class EvaluationSettings(dg.ConfigurableResource):
 
 
 class QuestionGenerator(dg.ConfigurableResource):
-    """How news questions are generated: offline (extractive) or by an LLM through litellm."""
+    """How news questions are generated: offline (extractive) or by an LLM through litellm.
+
+    The LLM settings left None come from ``LLMSettings.from_env`` (``PASTCAST_LLM_*``)."""
 
     generator: str = "extractive"  # or "llm"
     model: str | None = None  # litellm model string
@@ -63,7 +69,7 @@ class QuestionGenerator(dg.ConfigurableResource):
     api_key: str | None = None
     max_cost_usd: float | None = None  # per run
     max_tokens: int | None = None  # per run; the budget for models with no known price
-    concurrency: int = 8
+    concurrency: int | None = None  # requests in flight (the library's default: 8)
     per_day: int = 100  # articles sent to the LLM per day
     horizon_days: int = 28
     cache_dir: str | None = None
@@ -82,13 +88,15 @@ class QuestionGenerator(dg.ConfigurableResource):
 
 
 class QuestionFilter(dg.ConfigurableResource):
-    """The question filter's settings; the LLM parts (judge, difficulty probes) are off by default."""
+    """The question filter's settings; the LLM parts (judge, difficulty probes) are off by default.
+
+    The LLM settings left None come from ``LLMSettings.from_env`` (``PASTCAST_LLM_*``)."""
 
     min_window_days: int = 7
     judge: bool = False  # confirm early-report evidence with an LLM (else the lexical rule decides)
     too_easy: bool = False
     label_noise: bool = False
-    model: str | None = None  # for the LLM parts; default PASTCAST_LLM_MODEL
+    model: str | None = None  # for the LLM parts
     api_base: str | None = None
     api_key: str | None = None
     max_cost_usd: float | None = None
@@ -107,20 +115,16 @@ class QuestionFilter(dg.ConfigurableResource):
         return {"config": config, "judge": judge, "llm_settings": settings}
 
 
-def _optional(name: str, cast=str):
-    value = dg.EnvVar(name).get_value("")
-    return cast(value) if value else None
+def _optional(name: str) -> str | None:
+    return dg.EnvVar(name).get_value("") or None
 
 
 def generator_from_env() -> QuestionGenerator:
-    """PASTCAST_QUESTION_GENERATOR=llm with PASTCAST_LLM_MODEL (and _API_BASE, _API_KEY) turns
-    the LLM on; PASTCAST_LLM_MAX_COST / _MAX_TOKENS / _CONCURRENCY / _PER_DAY bound it."""
+    """PASTCAST_QUESTION_GENERATOR=llm turns the LLM on, PASTCAST_LLM_PER_DAY bounds the articles
+    sent to it per day and PASTCAST_LLM_CACHE moves its cache; the model, its endpoint and its
+    budget (PASTCAST_LLM_MODEL, ...) are left to ``LLMSettings.from_env``."""
     return QuestionGenerator(
         generator=dg.EnvVar("PASTCAST_QUESTION_GENERATOR").get_value("extractive"),
-        model=_optional("PASTCAST_LLM_MODEL"), api_base=_optional("PASTCAST_LLM_API_BASE"),
-        api_key=_optional("PASTCAST_LLM_API_KEY"), max_cost_usd=_optional("PASTCAST_LLM_MAX_COST", float),
-        max_tokens=_optional("PASTCAST_LLM_MAX_TOKENS", int),
-        concurrency=int(dg.EnvVar("PASTCAST_LLM_CONCURRENCY").get_value("8")),
         per_day=int(dg.EnvVar("PASTCAST_LLM_PER_DAY").get_value("100")),
         cache_dir=_optional("PASTCAST_LLM_CACHE"),
     )
@@ -132,13 +136,11 @@ def _flag(name: str) -> bool:
 
 def filter_from_env() -> QuestionFilter:
     """PASTCAST_MIN_WINDOW_DAYS; PASTCAST_LEAK_JUDGE, PASTCAST_TOO_EASY, PASTCAST_LABEL_NOISE (1 to
-    turn on, with PASTCAST_LLM_MODEL and its budget variables)."""
+    turn on; the model and its budget from ``LLMSettings.from_env``, PASTCAST_LLM_MODEL, ...)."""
     return QuestionFilter(
         min_window_days=int(dg.EnvVar("PASTCAST_MIN_WINDOW_DAYS").get_value("7")),
         judge=_flag("PASTCAST_LEAK_JUDGE"), too_easy=_flag("PASTCAST_TOO_EASY"),
-        label_noise=_flag("PASTCAST_LABEL_NOISE"), model=_optional("PASTCAST_LLM_MODEL"),
-        api_base=_optional("PASTCAST_LLM_API_BASE"), api_key=_optional("PASTCAST_LLM_API_KEY"),
-        max_cost_usd=_optional("PASTCAST_LLM_MAX_COST", float), max_tokens=_optional("PASTCAST_LLM_MAX_TOKENS", int),
+        label_noise=_flag("PASTCAST_LABEL_NOISE"),
     )
 
 

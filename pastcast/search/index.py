@@ -1,4 +1,4 @@
-"""BM25 search over a snapshot's articles with the date gate inside the query.
+"""BM25 search over a snapshot's articles (or a build's) with the date gate inside the query.
 
 The gate (published_at < midnight UTC after day D, i.e. <= end of D) is a Must clause of the
 same tantivy boolean query as the text terms, so tantivy ranks only visible documents and
@@ -31,9 +31,8 @@ import polars as pl
 import tantivy
 from tantivy import FieldType, Occur, Query
 
-from pastcast.curate.window import not_archive
-from pastcast.io import locked, write_parquet
-from pastcast.snapshot import MANIFEST, read_manifest
+from pastcast.io import MANIFEST, locked, read_manifest, write_parquet
+from pastcast.search.visibility import not_archive
 
 INDEX_FORMAT = 2  # bump when the schema, analyzer or what is indexed changes; stale indexes get rebuilt
 META_FILE = "pastcast_index.json"

@@ -39,6 +39,15 @@ TYPO_RATIO = 0.9
 TYPO_MIN_LEN = 6  # "longer than 5 characters"
 _DISJUNCTIONS = frozenset({"or", "and", "nor", "either", "neither", "vs", "versus"})
 
+# Compared after normalise(), so "N/A", "n.a." and "None of the above!" are all caught.
+PLACEHOLDERS = frozenset(
+    normalise(p)
+    for p in (
+        "unknown", "other", "others", "n/a", "na", "none", "none of the above", "no answer",
+        "tbd", "?", "something else", "someone else", "anything else",
+    )
+)
+
 
 def edit_distance(a: str, b: str) -> int:
     """Levenshtein distance (insert, delete, substitute each cost 1)."""

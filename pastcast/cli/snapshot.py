@@ -1,0 +1,154 @@
+"""``pastcast snapshot``: list, show, verify, check and diff snapshot versions, over
+``pastcast.snapshot``, ``pastcast.snapshot_checks`` and ``pastcast.snapshot_diff``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+from rich.table import Table
+
+from pastcast.cli._shared import console, out, print_checks, user_errors
+
+
+@click.group()
+def snapshot() -> None:
+    """List, show and verify snapshot versions."""
+
+
+@snapshot.command("list")
+@click.option("--root", default="snapshots", show_default=True, type=click.Path(file_okay=False))
+def snapshot_list(root: str) -> None:
+    """Every snapshot version under ROOT, oldest first; * marks LATEST, "unpublished" a version
+    whose blocking checks failed (LATEST never pointed at it)."""
+    from pastcast.snapshot import list_snapshots
+
+    df = list_snapshots(root)
+    if df.is_empty():
+        console.print(f"no snapshots under {Path(root).resolve()}; run `pastcast demo` first")
+        return
+    table = Table("name", "version", "parent", "created (UTC)", "window", "days built", "articles", "questions",
+                  "drops", "path")
+    for r in df.iter_rows(named=True):
+        status = " *" if r["latest"] else ("" if r["published"] else " unpublished")
+        table.add_row(r["name"], r["version"] + status, r["parent"], r["created_at"], r["window"],
+                      r["partitions"] or "-", str(r["articles"]), str(r["questions"]), str(r["drops"]), r["path"])
+    out.print(table)
+
+
+@snapshot.command("show")
+@click.argument("ref")
+@click.option("--root", default="snapshots", show_default=True, type=click.Path(file_okay=False))
+def snapshot_show(ref: str, root: str) -> None:
+    """Print the manifest of REF (a folder, NAME for its latest, or NAME/vN)."""
+    from pastcast.snapshot import read_manifest, resolve
+
+    out.print_json(json.dumps(read_manifest(resolve(ref, root))))
+
+
+@snapshot.command("verify")
+@click.argument("ref")
+@click.option("--root", default="snapshots", show_default=True, type=click.Path(file_okay=False))
+def snapshot_verify(ref: str, root: str) -> None:
+    """Check that REF's files match the row counts and sha256 in its manifest."""
+    from pastcast.snapshot import resolve, verify
+
+    folder = resolve(ref, root)
+    problems = verify(folder)
+    for p in problems:
+        console.print(f"[red]{p}[/]")
+    if problems:
+        raise SystemExit(1)
+    out.print(f"{folder}: every table matches the manifest")
+
+
+@snapshot.command("check")
+@click.argument("ref")
+@click.option("--root", default="snapshots", show_default=True, type=click.Path(file_okay=False))
+@click.option("--publish", is_flag=True, help="Move LATEST to REF when every check passes.")
+def snapshot_check(ref: str, root: str, publish: bool) -> None:
+    """Run the blocking checks on REF (leaks, evidence, crawl bounds, unique ids, manifest);
+    exit 1 when one fails."""
+    from pastcast.snapshot import resolve
+    from pastcast.snapshot_checks import publish_if_sound, run_blocking_checks
+
+    folder = resolve(ref, root)
+    if not print_checks(publish_if_sound(folder) if publish else run_blocking_checks(folder)):
+        raise SystemExit(1)
+    out.print(f"{folder}: every blocking check passed" + (" (LATEST)" if publish else ""))
+
+
+@snapshot.command("diff")
+@click.argument("ref_a")
+@click.argument("ref_b")
+@click.option("--root", default="snapshots", show_default=True, type=click.Path(file_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print the diff as JSON (for scripts).")
+@click.option("--limit", default=10, show_default=True, type=click.IntRange(min=0),
+              help="Example ids shown per category.")
+def snapshot_diff(ref_a: str, ref_b: str, root: str, as_json: bool, limit: int) -> None:
+    """Compare REF_A (older) with REF_B (newer): questions and articles added, removed and
+    changed, by reason, and the manifests (window, inputs, row counts, code version).
+
+    Each REF is a folder, NAME for its latest, or NAME/vN.
+    """
+    from rich.markup import escape
+
+    from pastcast.snapshot import resolve
+    from pastcast.snapshot_diff import diff_snapshots
+
+    with user_errors(FileNotFoundError):
+        folders = [resolve(ref, root) for ref in (ref_a, ref_b)]
+    diff = diff_snapshots(*folders, title_limit=limit)
+    result = diff.as_dict(limit)
+    if as_json:
+        click.echo(json.dumps(result, indent=2, default=str))
+        return
+    m = result["manifest"]
+    out.print(f"[bold]A[/] {folders[0]}  ->  [bold]B[/] {folders[1]}")
+    meta = Table("manifest", "A", "B", title="manifests")
+    for key in ("version", "parent_version", "created_at", "code_version", "window", "partitions"):
+        if key in m:
+            a, b = (m[key][side] for side in ("a", "b"))
+            if key == "window":
+                a, b = (f"{w['start']}..{w['end']}" if isinstance(w, dict) else w for w in (a, b))
+            style = "" if m[key]["same"] or key in ("version", "created_at") else "[yellow]"
+            meta.add_row(key, f"{style}{a}", f"{style}{b}")
+    inputs = m["inputs"]
+    meta.add_row("inputs", str(inputs["a"]), f"{inputs['b']} (+{len(inputs['added'])} "
+                 f"-{len(inputs['removed'])} ~{len(inputs['changed'])})")
+    for table, rows in m["rows"].items():
+        delta = f" ({rows['delta']:+,})" if rows["delta"] else ""
+        meta.add_row(f"rows: {table}", f"{rows['a']:,}", f"{rows['b']:,}{delta}")
+    out.print(meta)
+    if m["drops_by_reason"]:
+        out.print("drops by reason: " + "; ".join(
+            f"{r} {d['a']:,} -> {d['b']:,}" for r, d in m["drops_by_reason"].items()))
+    for label in ("added", "removed", "changed"):
+        files = inputs[label]
+        if files:
+            more = f" (+{len(files) - limit} more)" if len(files) > limit else ""
+            out.print(f"inputs {label}: {', '.join(files[:limit])}{more}")
+    for kind, t in result["tables"].items():
+        table = Table("change", "reason / column", "count", title=f"{kind} ({t['rows']['a']:,} -> {t['rows']['b']:,})")
+        for label in ("added", "removed"):
+            table.add_row(f"[bold]{label}[/]", "", f"[bold]{t[label]['count']:,}[/]")
+            for reason, n in t[label]["by_reason"].items():
+                table.add_row("", reason, f"{n:,}")
+        table.add_row("[bold]changed[/]", "", f"[bold]{t['changed']['count']:,}[/]")
+        for column, n in t["changed"]["by_column"].items():
+            table.add_row("", column, f"{n:,}")
+        out.print(table)
+        if t["schema"]["columns_added"] or t["schema"]["columns_removed"]:
+            out.print(f"{kind} schema: columns added {t['schema']['columns_added']}, "
+                      f"removed {t['schema']['columns_removed']}")
+        if kind != "questions" or not limit:
+            continue
+        for label in ("added", "removed", "changed"):
+            for ex in t[label]["examples"]:
+                why = ex.get("reason") or ", ".join(ex.get("columns", []))
+                out.print(f"  {label:<8}{escape(ex['id'])}  [dim]{escape(why)}[/]  "
+                          f"{escape(ex.get('title', ''))}", highlight=False)
+    if diff.identical:
+        out.print("no questions or articles added, removed or changed")
+

@@ -1,0 +1,259 @@
+"""The revision step: search the date-gated index for each question's answer reported before
+it resolves, then move its resolution date to the earliest report or drop it
+(``answer_known_early``)."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta, timezone
+from pathlib import Path
+
+import polars as pl
+
+from pastcast.questions.revision.judge import ArticleRef, Judge, JudgeItem, _judge_all, decided_by
+from pastcast.questions.revision.lexical import LEXICAL, _Rule, article_sentences, is_settled
+from pastcast.questions.steps import Evidence, StepResult
+from pastcast.search.index import ArticleIndex, Hit
+from pastcast.search.keywords import keywords
+
+STAGE = "revision"
+DROP_REASON = "answer_known_early"
+
+
+@dataclass(frozen=True)
+class RevisionConfig:
+    k: int = 50  # hits per search
+    min_key_terms: int = 2  # key terms of the title in the evidence sentence (all when fewer)
+    min_window_days: int = 7  # forecasting window left after a revision, else drop
+    max_rounds: int = 3  # searches per question: the first, then gated before the earliest evidence
+    max_evidence: int = 5  # evidence article ids kept per question, earliest first
+    judge_scope: str = "outcome"  # with a judge: "outcome" (the rule's positives) or "mention"
+
+
+@dataclass
+class RevisionResult(StepResult):
+    """``StepResult`` plus what decided and how much work it took."""
+
+    decided_by: str = LEXICAL
+    checked: int = 0  # questions searched
+    skipped: int = 0  # binary questions, or no answer usable as text
+    searches: int = 0
+    judged: int = 0  # candidates sent to the judge
+    judge_rejected: int = 0
+    judge_no_verdict: int = 0  # fell back to the lexical rule
+
+
+@dataclass
+class _Found:
+    article_id: str
+    published_at: datetime
+    title: str
+    span: str
+    note: str  # how it was decided
+
+    @property
+    def day(self) -> date:
+        return self.published_at.astimezone(timezone.utc).date()
+
+
+@dataclass
+class _Probe:
+    row: dict
+    rule: _Rule
+    query: str
+    gate: date  # search as of this day (inclusive)
+    excluded: frozenset[str]  # own source articles published on/after the resolution date
+    seen: set[str] = field(default_factory=set)
+    found: list[_Found] = field(default_factory=list)
+    rounds: int = 0
+    done: bool = False
+
+    @property
+    def earliest(self) -> date | None:
+        return min((f.day for f in self.found), default=None)
+
+
+@dataclass
+class _Candidate:
+    probe: _Probe
+    hit: Hit
+    outcome: list[str]  # sentences passing the whole lexical rule
+    mention: list[str]  # sentences passing rules 1-3
+
+
+def _utc(ts: datetime) -> datetime:
+    return ts.replace(tzinfo=timezone.utc) if ts.tzinfo is None else ts.astimezone(timezone.utc)
+
+
+def _candidate(p: _Probe, hit: Hit) -> _Candidate | None:
+    if not p.rule.in_text(f"{hit.title}\n{hit.text}"):  # cheap: most hits never name the answer
+        return None
+    outcome, mention = [], []
+    for s in article_sentences(hit.title, hit.text):
+        if p.rule.mentions(s):
+            mention.append(s)
+            if is_settled(s):
+                outcome.append(s)
+    return _Candidate(p, hit, outcome, mention) if mention else None
+
+
+def _source_days(questions: pl.DataFrame, articles: pl.DataFrame) -> dict[str, date]:
+    ids = {i for ids in questions["source_ids"].to_list() for i in (ids or [])}
+    if not ids or articles is None or articles.is_empty():
+        return {}
+    part = articles.filter(pl.col("article_id").is_in(list(ids)) & pl.col("published_at").is_not_null())
+    return {a: _utc(t).date() for a, t in part.select("article_id", "published_at").iter_rows()}
+
+
+def _days(n: int) -> str:
+    return f"{n} day" if abs(n) == 1 else f"{n} days"
+
+
+def _short(s: str, n: int = 300) -> str:
+    s = " ".join((s or "").split())
+    return s if len(s) <= n else s[: n - 1] + "…"
+
+
+def revise_resolution_dates(questions: pl.DataFrame, index: ArticleIndex | None, articles: pl.DataFrame,
+                            config: RevisionConfig = RevisionConfig(), judge: Judge | None = None
+                            ) -> RevisionResult:
+    """Move each question's resolution date to the earliest article that already reported its
+    answer, or drop it (``answer_known_early``) when too little forecasting window is left.
+
+    ``index`` is the date-gated search index of ``articles`` (built in a temporary folder when
+    None). Returns the kept questions (revised ones with ``original_resolution_date`` and
+    ``revision_evidence``), the drops, one ``Evidence`` per revision or drop, and
+    ``decided_by``."""
+    if config.judge_scope not in ("outcome", "mention"):
+        raise ValueError(f"judge_scope must be 'outcome' or 'mention', not {config.judge_scope!r}")
+    tmp = None
+    try:
+        if index is None:
+            tmp = Path(tempfile.mkdtemp(prefix="pastcast-revision-index-"))
+            index = ArticleIndex.build(articles, tmp / "index")
+        return _revise(questions, index, articles, config, judge)
+    finally:
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _revise(questions: pl.DataFrame, index: ArticleIndex, articles: pl.DataFrame, config: RevisionConfig,
+            judge: Judge | None) -> RevisionResult:
+    label = decided_by(judge)
+    result = RevisionResult(kept=questions, decided_by=label)
+    rows = questions.to_dicts()
+    source_days = _source_days(questions, articles)
+    probes: list[_Probe] = []
+    for q in rows:
+        if q.get("resolution_date") is None:
+            result.skipped += 1
+            continue
+        rule = _Rule.of(q, config.min_key_terms)
+        if rule is None:
+            result.skipped += 1
+            continue
+        query = " ".join([*keywords(q["title"] or ""), *rule.names])
+        excluded = frozenset(a for a in (q.get("source_ids") or [])
+                             if a in source_days and source_days[a] >= q["resolution_date"])
+        probes.append(_Probe(q, rule, query, q["resolution_date"] - timedelta(days=1), excluded))
+    result.checked = len(probes)
+
+    for _ in range(max(1, config.max_rounds)):
+        active = [p for p in probes if not p.done]
+        if not active:
+            break
+        pending: list[_Candidate] = []
+        progress: dict[int, int] = {id(p): len(p.found) for p in active}
+        for p in active:
+            hits = index.search(p.query, p.gate, config.k, snippets=False)
+            p.rounds += 1
+            result.searches += 1
+            for hit in hits:
+                published = _utc(hit.published_at)
+                if (hit.article_id in p.seen or hit.article_id in p.excluded
+                        or published.date() >= p.row["resolution_date"] or published.date() > p.gate):
+                    continue
+                p.seen.add(hit.article_id)
+                c = _candidate(p, hit)
+                if c is None:
+                    continue
+                if judge is None:
+                    if c.outcome:
+                        p.found.append(_Found(hit.article_id, published, hit.title, c.outcome[0], label))
+                elif c.outcome or (config.judge_scope == "mention" and c.mention):
+                    pending.append(c)
+        if pending:
+            items = [JudgeItem(c.probe.row, c.probe.row["answer"], ArticleRef(
+                c.hit.article_id, _utc(c.hit.published_at).date(), c.hit.title), (c.outcome or c.mention)[0])
+                for c in pending]
+            verdicts = _judge_all(judge, items)
+            result.judged += len(items)
+            for c, item, (confirmed, reason) in zip(pending, items, verdicts):
+                reason = _short(reason or "", 200)
+                if confirmed is None:
+                    result.judge_no_verdict += 1
+                    if c.outcome:
+                        c.probe.found.append(_Found(item.article.article_id, _utc(c.hit.published_at), c.hit.title,
+                                                    item.span, f"{label} gave no verdict ({reason}); "
+                                                               f"{LEXICAL} decided"))
+                elif confirmed:
+                    c.probe.found.append(_Found(item.article.article_id, _utc(c.hit.published_at), c.hit.title,
+                                                item.span, f"{label}: {reason}" if reason else label))
+                else:
+                    result.judge_rejected += 1
+        for p in active:
+            if len(p.found) == progress[id(p)]:  # nothing new (earlier): done
+                p.done = True
+                continue
+            earliest = p.earliest
+            if p.row.get("open_date") and (earliest - p.row["open_date"]).days < config.min_window_days:
+                p.done = True  # dropped whatever earlier evidence there is
+                continue
+            p.gate = earliest - timedelta(days=1)
+
+    changes: dict[str, dict | None] = {}  # question_id -> revised row, or None: dropped
+    for p in probes:
+        if not p.found:
+            continue
+        q = p.row
+        ev = sorted(p.found, key=lambda f: (f.published_at, f.article_id))[: max(1, config.max_evidence)]
+        first = ev[0]
+        new_day = first.day
+        old_day = q["resolution_date"]
+        window = (new_day - q["open_date"]).days if q.get("open_date") else None
+        rounds = f"{p.rounds} search round{'s' if p.rounds != 1 else ''}"
+        evidence = dict(question_id=q["question_id"], stage=STAGE, article_ids=tuple(f.article_id for f in ev),
+                        dates=tuple(f.day.isoformat() for f in ev), spans=tuple(_short(f.span, 500) for f in ev))
+        where = (f"answer {q['answer']!r} reported by article {first.article_id} on {new_day.isoformat()}: "
+                 f"\"{_short(first.span)}\"")
+        if window is not None and window < config.min_window_days:
+            detail = (f"{where}; {_days(window)} of forecasting window left (open {q['open_date']}, "
+                      f"resolution {old_day}), minimum {config.min_window_days}")
+            result.drop(q["question_id"], STAGE, DROP_REASON, detail)
+            result.evidence.append(Evidence(**evidence, action="drop", reason=DROP_REASON,
+                                            detail=f"{detail}; decided by {first.note}; {rounds}"))
+            changes[q["question_id"]] = None
+            continue
+        ids = list(dict.fromkeys([*(f.article_id for f in ev), *(q.get("revision_evidence") or [])]))
+        revised = {**q, "resolution_date": new_day,
+                   "original_resolution_date": q.get("original_resolution_date") or old_day,
+                   "revision_evidence": ids[: max(1, config.max_evidence)]}
+        changes[q["question_id"]] = revised
+        result.evidence.append(Evidence(
+            **evidence, action="revise", reason="resolution_date",
+            detail=(f"resolution date {old_day} -> {new_day} ({_days((old_day - new_day).days)} earlier, "
+                    f"{_days(window) + ' of window left' if window is not None else 'no open date'}); {where}; "
+                    f"decided by {first.note}; {rounds}")))
+
+    if changes:
+        out = []
+        for q in rows:
+            if q["question_id"] in changes:
+                if changes[q["question_id"]] is not None:
+                    out.append(changes[q["question_id"]])
+            else:
+                out.append(q)
+        result.kept = pl.DataFrame(out, schema=questions.schema) if out else questions.clear()
+    return result

@@ -1,0 +1,4 @@
+"""The date-gated search layer every stage may use and that uses no stage: the BM25 index
+with the date gate inside the query (``index``), what may be served and from when
+(``visibility``), and search queries from question titles (``keywords``). Nothing is imported
+here: ``pastcast.search.index`` loads tantivy, which the other two do not need."""

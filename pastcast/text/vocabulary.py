@@ -1,0 +1,50 @@
+"""English words the stages read text with, each list defined once: month and weekday names,
+stop words, hedges and the words of a yes/no answer.
+
+Where stages used copies that differed, the list here is what they share and each stage adds
+its own words beside its use (with a comment naming this module), so every stage reads
+exactly the words it read before."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+# In calendar order: MONTHS.index(name) + 1 is the month's number. Capitalised, as written in
+# a date ("May" the month, "may" the verb); users that fold case lower them.
+MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
+          "September", "October", "November", "December")
+MONTH_ABBREVIATIONS = ("Jan", "Feb", "Mar", "Apr", "Jun", "Jul", "Aug", "Sep", "Sept", "Oct", "Nov",
+                       "Dec")  # "May" has none
+WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+
+# Words of a question title that say nothing about which event it asks about: English function
+# words and the words every outcome question uses. Lower case. Users add their own:
+# ``pastcast.search.keywords.STOPWORDS`` (the search stop words, used by the retrieval agent and
+# the revision step) more function words and "yes"/"no"; ``pastcast.questions.question_dedup``
+# kinds of answer, units of time and report verbs.
+STOPWORDS = frozenset(
+    """a about after an and are as at be been before being between but by can could did do does
+    for from her his how if in into is it its nor not of on or over should than that the their
+    them there these they this those to under was were what when where which who whom whose why
+    will with would according announce announced become becomes first last name named new next
+    per percent win wins won""".split()
+)
+
+# Answers that name no entity: the words of a binary question's outcomes, normalised.
+BINARY_ANSWERS = frozenset({"yes", "no", "true", "false"})
+
+# Words that make a sentence a prediction or a preview, not a report of an outcome: regular
+# expression alternatives, a space standing for the gap between two words (see ``phrases``).
+# The two users add their own and choose their case rule: the extractive generator
+# (``pastcast.questions.extractive.grammar.HEDGE``, case-sensitive) and the revision step's
+# lexical rule (``pastcast.questions.revision.lexical.HEDGE``, any case, any whitespace).
+HEDGES = ("expected", "likely", "poised", "set to", "on track", "tipped", "projected", "predicts?",
+          "predicted", "forecasts?", "could", "would", "might", "if", "unless", "whether",
+          "plans? to", "planned to", "odds", "bidding", "considering", "rumou?red", "reportedly",
+          "said to be", "in line to")
+
+
+def phrases(alternatives: Iterable[str], gap: str = " ") -> str:
+    """Regular-expression alternatives joined with ``|``, each space inside one replaced by
+    ``gap`` (``r"\\s+"``: any run of whitespace between the words)."""
+    return "|".join(a.replace(" ", gap) for a in alternatives)
