@@ -1,31 +1,4 @@
-"""The one place that talks to litellm: every LLM call of pastcast goes through ``LLMClient``.
-
-Any provider works by model string (``gpt-4o-mini``, ``anthropic/claude-...``,
-``openrouter/...``, ``openai/<name>`` with ``api_base`` for a vLLM or Ollama server); model,
-API base and key come from options or ``PASTCAST_LLM_MODEL`` / ``PASTCAST_LLM_API_BASE`` /
-``PASTCAST_LLM_API_KEY`` (else the providers' usual variables, which litellm reads).
-
-Every call is:
-- cached on disk (SQLite) by model, prompt name and content hash, rendered messages and
-  parameters: a rerun, or a rebuild of an unchanged day, makes no request;
-- run concurrently, at most ``concurrency`` requests in flight (asyncio);
-- retried on 429, 5xx, timeouts and connection errors as ``pastcast.retry.RetryPolicy`` says
-  (exponential backoff with full jitter, a server's Retry-After in seconds or as an HTTP date
-  honoured, at most ``max_attempts`` requests); other errors (bad request, auth) are not retried;
-- parsed as JSON and validated against the prompt's pydantic schema, with one repair request
-  that shows the model its error, then given up (the caller drops the item with the reason);
-- booked in a ledger (tokens, cost or unknown, latency, cache hit) with a hard budget: once
-  spent reaches ``max_cost_usd`` (or ``max_tokens`` for a model with no known price) no new
-  request starts; requests already in flight finish and are kept.
-
-litellm is imported lazily, with ``LITELLM_LOCAL_MODEL_COST_MAP=True`` so the import never
-fetches the price map from the network. Its own log records go through Python logging (the
-``LiteLLM`` loggers, with litellm's secret redaction; litellm's stream handler is removed), quiet
-by default: ERROR and above, or the level named by ``LITELLM_LOG`` (e.g. ``WARNING``, ``DEBUG``).
-
-Prompts are package data (``pastcast/prompts/*.toml``), found with ``importlib.resources``, so
-an installed wheel has them too.
-"""
+"""``LLMClient``: cached, concurrent, retried, validated and budgeted calls through litellm (see the package doc)."""
 
 from __future__ import annotations
 
@@ -35,42 +8,23 @@ import json
 import logging
 import os
 import re
-import sqlite3
 import time
-import tomllib
 import weakref
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
-from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
-from importlib.resources import files
-from importlib.resources.abc import Traversable
 from pathlib import Path
-from string import Template
 from typing import Any, TypeVar
 
 import polars as pl
 from pydantic import BaseModel, ValidationError
 
-from pastcast.retry import RetryPolicy, retry_after_header
+from pastcast.llm.ledger import CACHE_SCHEMA, LEDGER, BudgetExhausted, CallResult, Usage, _Cache
+from pastcast.llm.prompts import Prompt
+from pastcast.llm.settings import LLMSettings, default_cache_dir
+from pastcast.retry import retry_after_header
 
-PROMPTS_DIR: Traversable = files("pastcast") / "prompts"  # package data: in a checkout and in a wheel
-CACHE_SCHEMA = "1"
 LITELLM_LOGGERS = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy")
 _T = TypeVar("_T")
-
-LEDGER = {
-    "ts": pl.Datetime("us", "UTC"),
-    "item_id": pl.String,
-    "model": pl.String,
-    "prompt": pl.String,  # name@hash
-    "status": pl.String,  # ok, cached, invalid, error, budget
-    "attempts": pl.Int64,  # HTTP requests made for this call (0 when cached)
-    "prompt_tokens": pl.Int64,
-    "completion_tokens": pl.Int64,
-    "cost_usd": pl.Float64,  # null: the model has no known price
-    "seconds": pl.Float64,
-    "detail": pl.String,
-}
 
 
 _logging_routed = False
@@ -110,160 +64,6 @@ def _route_litellm_logging() -> None:
             logger.addFilter(redact)
         logger.propagate = True
         logger.setLevel(level if isinstance(level, int) else logging.ERROR)
-
-
-def default_cache_dir() -> Path:
-    base = os.environ.get("PASTCAST_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache", "pastcast")
-    return Path(base) / "llm"
-
-
-@dataclass(frozen=True)
-class LLMSettings:
-    model: str
-    api_base: str | None = None
-    api_key: str | None = None
-    concurrency: int = 8
-    max_cost_usd: float | None = None  # hard budget in USD (models with a known price)
-    max_tokens: int | None = None  # hard budget in tokens, prompt + completion
-    timeout: float = 120.0  # seconds per request
-    max_attempts: int = 6  # requests per call, first one included
-    backoff_base: float = 1.0  # seconds; the backoff ceiling, doubled per attempt, with full jitter
-    backoff_cap: float = 60.0  # seconds; caps the backoff and a server's Retry-After
-    cache_dir: Path | None = None  # default ~/.cache/pastcast/llm or $PASTCAST_CACHE/llm
-    json_mode: str = "auto"  # auto: a JSON schema where the model supports it, else JSON mode; off
-    price_per_million: tuple[float, float] | None = None  # (input, output) USD, overriding litellm's
-
-    @classmethod
-    def from_env(cls, **options) -> LLMSettings:
-        """Options win over ``PASTCAST_LLM_*`` variables (MODEL, API_BASE, API_KEY, MAX_COST,
-        MAX_TOKENS, CONCURRENCY); None options are ignored."""
-        options = {k: v for k, v in options.items() if v is not None}
-        model = options.pop("model", None) or os.environ.get("PASTCAST_LLM_MODEL")
-        if not model:
-            raise ValueError("no LLM model: pass --model or set PASTCAST_LLM_MODEL "
-                             "(e.g. gpt-4o-mini, anthropic/claude-3-5-haiku-latest, openai/<name> with an api base)")
-        options.setdefault("api_base", os.environ.get("PASTCAST_LLM_API_BASE") or None)
-        options.setdefault("api_key", os.environ.get("PASTCAST_LLM_API_KEY") or None)
-        for key, name, cast in (("max_cost_usd", "PASTCAST_LLM_MAX_COST", float),
-                                ("max_tokens", "PASTCAST_LLM_MAX_TOKENS", int),
-                                ("concurrency", "PASTCAST_LLM_CONCURRENCY", int)):
-            if key not in options and os.environ.get(name):
-                options[key] = cast(os.environ[name])
-        return cls(model=model, **options)
-
-    @property
-    def retry(self) -> RetryPolicy:
-        return RetryPolicy(max_attempts=self.max_attempts, base=self.backoff_base, cap=self.backoff_cap)
-
-    def public(self) -> dict:
-        """For manifests and logs: never the key."""
-        d = {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(self).items()}
-        d["api_key"] = "***" if self.api_key else None
-        return d
-
-
-@dataclass(frozen=True)
-class Prompt:
-    """A versioned prompt file: templates ($names) plus the call's parameters."""
-
-    name: str
-    version: str
-    system: str
-    user: str
-    temperature: float
-    max_tokens: int
-    schema: str  # name of the pydantic model its reply must match
-    sha256: str  # of the file's bytes
-
-    @property
-    def ref(self) -> str:
-        return f"{self.name}@{self.sha256[:12]}"
-
-    def messages(self, inputs: Mapping[str, Any]) -> list[dict]:
-        values = {k: v if isinstance(v, str) else json.dumps(v, ensure_ascii=False) for k, v in inputs.items()}
-        try:
-            return [{"role": "system", "content": Template(self.system).substitute(values)},
-                    {"role": "user", "content": Template(self.user).substitute(values)}]
-        except KeyError as exc:
-            raise ValueError(f"prompt {self.name}: no value for ${exc.args[0]}") from None
-
-
-def load_prompt(name: str, folder: str | Path | Traversable | None = None) -> Prompt:
-    """The prompt ``name`` from ``folder``, by default the package's own prompts; its hash is
-    the sha256 of the file's bytes, wherever the file is read from."""
-    base = PROMPTS_DIR if folder is None else Path(folder) if isinstance(folder, (str, os.PathLike)) else folder
-    path = base / f"{name}.toml"
-    raw = path.read_bytes()
-    try:
-        spec = tomllib.loads(raw.decode("utf-8"))
-        return Prompt(name=spec.get("name", name), version=str(spec["version"]), system=spec["system"],
-                      user=spec["user"], temperature=float(spec.get("temperature", 0.0)),
-                      max_tokens=int(spec.get("max_tokens", 1024)), schema=spec["schema"],
-                      sha256=hashlib.sha256(raw).hexdigest())
-    except (KeyError, ValueError, tomllib.TOMLDecodeError) as exc:
-        raise ValueError(f"{path}: not a valid prompt file: {exc!r}") from exc
-
-
-class BudgetExhausted(Exception):
-    """The run's budget is spent: no new request may start."""
-
-
-@dataclass
-class CallResult:
-    item_id: str
-    ok: bool
-    value: BaseModel | None = None
-    reason: str = ""  # why not ok: invalid_json, llm_error, budget_exhausted
-    detail: str = ""
-    cached: bool = False
-
-
-@dataclass
-class Usage:
-    requests: int = 0  # HTTP requests made
-    calls: int = 0  # logical calls answered (from the network or the cache)
-    cache_hits: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float = 0.0
-    cost_known: bool = True  # False once a call had no price: cost_usd is then a lower bound
-    failures: dict[str, int] = field(default_factory=dict)
-
-    @property
-    def tokens(self) -> int:
-        return self.prompt_tokens + self.completion_tokens
-
-    def as_dict(self) -> dict:
-        return {**asdict(self), "tokens": self.tokens,
-                "cost_usd": round(self.cost_usd, 6) if self.cost_known else None}
-
-
-class _Cache:
-    """Replies by call key in one SQLite file; safe to share between runs and processes."""
-
-    def __init__(self, folder: Path):
-        folder.mkdir(parents=True, exist_ok=True)
-        self.path = folder / "llm-cache.sqlite"
-        self._db = sqlite3.connect(self.path, timeout=30)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("CREATE TABLE IF NOT EXISTS replies (key TEXT PRIMARY KEY, model TEXT, "
-                         "prompt TEXT, content TEXT, prompt_tokens INTEGER, completion_tokens INTEGER, "
-                         "cost_usd REAL, created TEXT)")
-        self._db.commit()
-
-    def get(self, key: str) -> tuple[str, int, int, float | None] | None:
-        row = self._db.execute("SELECT content, prompt_tokens, completion_tokens, cost_usd FROM replies "
-                               "WHERE key = ?", (key,)).fetchone()
-        return tuple(row) if row else None
-
-    def put(self, key: str, model: str, prompt: str, content: str, usage: tuple[int, int, float | None]) -> None:
-        self._db.execute("INSERT OR REPLACE INTO replies VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                         (key, model, prompt, content, *usage, datetime.now(timezone.utc).isoformat()))
-        self._db.commit()
-
-    def close(self) -> None:
-        self._db.close()
 
 
 def _retry_after(exc: Exception) -> float | None:
