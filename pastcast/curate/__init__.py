@@ -1,1 +1,2 @@
-"""Curation stages: extract text, date pages, filter and deduplicate articles."""
+"""Curation, the stage after sources: extract text, date pages, apply the drop policy and
+deduplicate articles. Imports sources and the shared layers only."""
