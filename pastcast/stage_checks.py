@@ -110,7 +110,7 @@ def date_coverage(work_dir: Path, days: Iterable[date]) -> StageCheck:
         history = _history(work_dir, built, day, "dedup", _kept)
         usual = statistics.median(history) if len(history) >= MIN_HISTORY else None
         # undated pages: dropped (--undated drop) or kept dated by their crawl
-        dropped_undated = ingest["drops"].get("extract/no_date", 0)
+        dropped_undated = ingest["drops"].get("extract/no_date", 0) + ingest["drops"].get("extract/implausible_date", 0)
         crawl_dated = ingest.get("date_sources", {}).get("crawl") or 0
         pages = ingest["rows_out"] + dropped_undated
         dated_share = (ingest["rows_out"] - crawl_dated) / pages if pages else None

@@ -123,21 +123,26 @@ def _crawl_dated(i, text, day):
     return {**row(i, text, day), "date_source": "crawl"}
 
 
-def test_a_copy_dated_only_by_its_crawl_never_hides_a_copy_that_states_its_date(tmp_path):
+def test_a_copy_stating_its_date_within_a_day_of_a_crawl_dated_copy_is_kept(tmp_path):
     text = story(50)
-    # the undated copy was crawled a day before the dated copy's stated time
-    articles = frame([_crawl_dated(1, text, 1), {**row(2, text, 2), "date_source": "meta"}], ARTICLES)
+    # the undated copy was crawled half a day before the dated copy's stated time: the dated
+    # one is kept (it can source a question; the crawl time is a bound to about a day)
+    articles = frame([_crawl_dated(1, text, 1), {**row(2, text, 1.5), "date_source": "meta"}], ARTICLES)
     kept, drops = deduplicate(articles)
     assert kept["article_id"].to_list() == ["a2"] and drop_map(drops)["a1"]["reason"] == "near_duplicate"
-    # alone, a crawl-dated page is kept; a later dated copy from another day displaces it
+    # stated three days after the crawl: the story was public by the crawl, the undated copy stays
+    later = frame([_crawl_dated(1, text, 1), {**row(2, text, 4), "date_source": "meta"}], ARTICLES)
+    kept, drops = deduplicate(later)
+    assert kept["article_id"].to_list() == ["a1"] and drop_map(drops)["a2"]["reason"] == "near_duplicate"
+    # alone, a crawl-dated page is kept; a dated copy from another day within the day displaces it
     config = DedupConfig()
     index = DedupIndex(tmp_path, config.minhash)
     first, _ = deduplicate(frame([_crawl_dated(3, story(51), 1)], ARTICLES), config, index)
     assert first["article_id"].to_list() == ["a3"]
     index.close()
     index = DedupIndex(tmp_path, config.minhash)
-    later, later_drops = deduplicate(frame([{**row(4, story(51), 2), "date_source": "jsonld"}], ARTICLES),
-                                     config, index)
+    dated = {**row(4, story(51), 1.5, crawl_day=2), "date_source": "jsonld"}
+    later, later_drops = deduplicate(frame([dated], ARTICLES), config, index)
     assert later["article_id"].to_list() == ["a4"]
     assert drop_map(later_drops)["a3"]["reason"] == "superseded"
     index.close()

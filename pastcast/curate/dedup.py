@@ -1,9 +1,10 @@
 """Deduplication: one article per story. Same canonical URL, same normalised text, or a near
 copy (MinHash LSH over word shingles, verified on the whole signature) are one cluster, also
-transitively; the cluster keeps its EARLIEST copy (published_at, then crawled_at, then id)
-among the copies that state their own date; a copy dated only by its crawl (date_source
-"crawl") is kept only when no copy states one (its time is a bound, and it can be no question's
-source, so it must not hide a dated copy of the same story).
+transitively; the cluster keeps its EARLIEST copy (published_at, then crawled_at, then id).
+A copy dated only by its crawl (date_source "crawl") counts as a day later than its crawl: its
+time is an upper bound precise to about a day (the slack dating allows for timezones), and it
+can be no question's source, so a copy stating its date within that day wins; one stating a
+later date does not (the story was public by the crawl, and that copy must not be lost).
 
 The earliest copy fixes when the information became available, so a later syndicated copy must
 never replace it, and a copy that arrives late but was published earlier replaces the kept one
@@ -29,6 +30,8 @@ from pastcast.search.visibility import CRAWL_DATED
 from pastcast.schemas import ARTICLES, DROPS, complete, empty
 
 STAGE = "dedup"
+# a crawl-dated copy's time is its crawl, an upper bound to about a day (curate.dating.SLACK)
+CRAWL_DATED_LAG_US = 24 * 3600 * 1_000_000
 EARLIEST_FIRST = ["published_at", "crawled_at", "article_id"]
 
 
@@ -75,8 +78,10 @@ def _us(series: pl.Series) -> list[int | None]:
 
 
 def _order(published: int | None, crawled: int | None, article_id: str, crawl_dated: bool = False) -> tuple:
-    """Copies that state their date first, then earliest first; a missing time sorts last."""
-    return (bool(crawl_dated), published is None, published or 0, crawled is None, crawled or 0, article_id)
+    """Earliest first, a crawl-dated copy a day later than its crawl (see the module doc),
+    then copies that state their date; a missing time sorts last."""
+    when = (published or 0) + (CRAWL_DATED_LAG_US if crawl_dated else 0)
+    return (published is None, when, bool(crawl_dated), crawled is None, crawled or 0, article_id)
 
 
 def _same_key_pairs(values: pl.Series) -> np.ndarray:
@@ -285,7 +290,7 @@ class _NewArticles:
         for c in old:
             if self.clusters[c].kept_id != kept_id:
                 self.drops.append(_drop(self.clusters[c].kept_id, "superseded", kept_id, cluster_id,
-                                        "an earlier copy arrived"))
+                                        "an earlier copy arrived (or one stating its date, within a day of this crawl-dated copy)"))
         self.index.merge_clusters(cluster_id, old)
         self.index.add_clusters([Cluster(cluster_id, kept_id, size, tuple(domains))])
 

@@ -37,6 +37,7 @@ from pastcast.questions.extractive import category_of
 from pastcast.schemas import QUESTIONS, frame
 from pastcast.text import contains_phrase, normalise
 from pastcast.text.answer_types import answer_type_original, canonical_answer_type
+from pastcast.search.visibility import question_source
 
 STAGE = "generate"
 # Any label: the model writes "organization" as often as "organisation"; rows carry the
@@ -109,10 +110,13 @@ def select_articles(articles: pl.DataFrame, config: SelectConfig = SelectConfig(
                     ) -> tuple[pl.DataFrame, list[Drop]]:
     """Articles worth an LLM call, best first per day; the rest as drops."""
     drops: list[Drop] = []
-    scored = articles.filter(pl.col("published_at").is_not_null()).with_columns(
+    # archive pages and pages dated only by their crawl (generate_questions leaves them out
+    # before; this keeps a direct caller from using them): background only
+    source = articles.select(pl.col("published_at").is_not_null() & question_source(articles.columns)).to_series()
+    scored = articles.filter(source).with_columns(
         outcome_score().alias("_score"), pl.col("published_at").dt.date().alias("_day"))
-    undated = articles.filter(pl.col("published_at").is_null())
-    drops += [Drop(a, "article", STAGE, "no_date", "") for a in undated["article_id"]]
+    drops += [Drop(a, "article", STAGE, "background_only", "archive page, undated or dated only by its crawl")
+              for a in articles.filter(~source)["article_id"]]
     keep_ids: list[str] = []
     per_cluster: dict[str, int] = defaultdict(int)
     for (day,), part in scored.sort("_day", "_score", "published_at", "article_id",
