@@ -93,6 +93,41 @@ def test_real_forecastbench_markets_become_questions_or_reasoned_drops():
     assert fred.height >= 4 and (fred["open_date"] == date(2024, 7, 21)).all()
 
 
+@needs_shared
+def test_explanations_after_the_question_mark_go_to_the_criteria_and_the_questions_validate():
+    from pastcast.questions.validate import ValidateConfig, validate
+
+    imported = read_forecastbench(sorted(FB.glob("*.json")))
+    markets = imported.frame("markets", MARKETS)
+    assert markets.filter(pl.col("question").str.contains("\n", literal=True)).is_empty()
+    by_source = markets.with_columns(pl.col("market_id").str.split(":").list.get(1).alias("source"))
+    for source in ("acled", "yfinance"):
+        part = by_source.filter(pl.col("source") == source)
+        assert part.height and part["question"].str.ends_with("?").all(), source
+    assert by_source.filter(pl.col("source") == "yfinance")["resolution_criteria"].str.contains(
+        "Stock splits", literal=True).all()
+    questions, _ = market_questions(markets)
+    source_of = dict(zip(questions["question_id"], questions["source_ids"].list.get(0).str.split(":").list.get(1)))
+    result = validate(questions, ValidateConfig())
+    dropped = {(source_of[d.item_id], d.reason) for d in result.drops}
+    assert not {r for s, r in dropped if s in ("acled", "yfinance") and r == "not_a_question"}
+    kept = set(result.kept["source_ids"].list.get(0).str.split(":").list.get(1))
+    assert {"acled", "yfinance"} <= kept
+
+
+def test_a_title_with_notes_after_its_question_mark_is_split(tmp_path):
+    from pastcast.sources.forecastbench import _title_and_criteria
+
+    q = {"question": "Will X close higher on {resolution_date}?\n\nStock splits are accounted for.",
+         "resolution_criteria": "Resolves from the close price."}
+    assert _title_and_criteria(q) == ("Will X close higher on {resolution_date}?",
+                                      "Stock splits are accounted for.\n\nResolves from the close price.")
+    plain = {"question": "Will Y happen?", "resolution_criteria": "As reported."}
+    assert _title_and_criteria(plain) == ("Will Y happen?", "As reported.")
+    inline = {"question": "Will Z win? (Resolves on the official count)", "resolution_criteria": ""}
+    assert _title_and_criteria(inline)[0] == "Will Z win? (Resolves on the official count)"
+
+
 def _write(path, doc):
     path.write_text(json.dumps(doc))
     return path

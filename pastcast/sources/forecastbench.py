@@ -27,6 +27,7 @@ of the resolution date: the day the answer becomes public in the replay.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
@@ -135,15 +136,31 @@ def _criteria(q: dict) -> str:
     return specific if _present(specific) else q.get("resolution_criteria") or ""
 
 
+# ACLED and yfinance write how a question resolves after it, on lines of their own ("...?\n\n
+# e.g. If the forecast due date is ..."; "...?\n\nStock splits ... will be accounted for").
+_TITLE_THEN_NOTES = re.compile(r"(?P<title>.+?\?)[ \t]*\n\s*(?P<notes>\S.*)", re.S)
+
+
+def _title_and_criteria(q: dict) -> tuple[str, str]:
+    """The question line as the title; the explanation written after it joins the resolution
+    criteria, ahead of them (it says how the question resolves)."""
+    question, criteria = q["question"].strip(), _criteria(q)
+    split = _TITLE_THEN_NOTES.fullmatch(question)
+    if not split:
+        return question, criteria
+    return split["title"].strip(), "\n\n".join(t for t in (split["notes"].strip(), criteria) if t)
+
+
 def _market_question(q: dict, source: str, qid: str, markets: dict, imported: Imported, where: str) -> str:
     market_id = f"{PLATFORM}:{source}:{qid}"
     freeze = to_utc(q.get("freeze_datetime"), "freeze_datetime")
     opened = to_utc(q.get("market_info_open_datetime"), "market_info_open_datetime")
     if market_id not in markets:
+        title, criteria = _title_and_criteria(q)
         markets[market_id] = _Market({
-            "market_id": market_id, "question": q["question"],
+            "market_id": market_id, "question": title,
             "background": html_to_text(q.get("background")),
-            "resolution_criteria": _criteria(q),
+            "resolution_criteria": criteria,
             # a market with no stated open time existed at least since its freeze time
             "created_at": opened or freeze,
             "close_at": to_utc(q.get("market_info_close_datetime"), "market_info_close_datetime"),
@@ -174,10 +191,11 @@ def _dataset_question(q: dict, source: str, qid: str, due: str, when: str, marke
         stamp = str(q.get("freeze_datetime") or "")[:10]
         background += (f"\n\nLatest value as of {stamp}: {q['freeze_datetime_value']}"
                        + (f" ({explained})" if _present(explained) else ""))
+    title, criteria = _title_and_criteria(q)
     markets[market_id] = _Market({
-        "market_id": market_id, "question": _fill(q["question"], due, when),
+        "market_id": market_id, "question": _fill(title, due, when),
         "background": background.strip(),
-        "resolution_criteria": _fill(_criteria(q), due, when),
+        "resolution_criteria": _fill(criteria, due, when),
         "created_at": to_utc(due), "close_at": to_utc(when), "url": q.get("url"),
     })
     return market_id
