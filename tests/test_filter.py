@@ -56,6 +56,22 @@ def test_validation_rules_each_have_their_reason():
     assert all(d.stage == "validate" and d.detail for d in result.drops)
 
 
+def test_future_cues_and_market_questions_without_one():
+    rows = [
+        q("by-month", "Gemini 3.0 Flash released by December 31?", "Yes", answer_type="binary"),
+        q("by-eoy", "Half-Life 3 confirmed by EOY?", "No", answer_type="binary"),
+        q("news-past", "Was the harbour plan approved?", "Yes", answer_type="binary"),
+        # a market opens before it resolves: no cue needed, unless it asks about the past
+        q("market", "Tesla Robotaxi unveiling delayed?", "No", answer_type="binary", source_kind="market"),
+        q("market-past", "Was synthetic video data used in training Sora?", "Yes", answer_type="binary",
+          source_kind="market"),
+    ]
+    result = validate(frame(rows, QUESTIONS), WINDOW)
+    assert sorted(result.kept["question_id"]) == ["by-eoy", "by-month", "market"]
+    assert {d.item_id: d.reason for d in result.drops} == {"news-past": "not_about_future",
+                                                          "market-past": "not_about_future"}
+
+
 # -- planted leaks of every kind ------------------------------------------------------------
 
 def _corpus():

@@ -11,7 +11,7 @@ bare number only when a number is asked for (``bare_number``); a resolution date
 snapshot window (``outside_window``); the question open at least ``min_window_days`` before
 it resolves (``short_window``); a title that is a question (``not_a_question``: it ends with
 "?", or the full-width, Arabic or Greek question mark) about the future (``not_about_future``;
-an English cue or a year, see ``_FUTURE``).
+an English cue or a year, see ``_FUTURE``; a market question only when asked in the past tense).
 
 Leaks (the answer in a question's own or another question's text, or public before the
 resolution date) and duplicates are separate steps (``leakage``, ``question_dedup``,
@@ -33,6 +33,7 @@ from pastcast.schemas import QUESTIONS, frame
 from pastcast.text import normalise, word_count
 from pastcast.text.answer_types import ANSWER_TYPES as ANSWER_TYPE_VOCABULARY
 from pastcast.text.answer_types import NUMERIC_TYPES, answer_type_original, canonical_answer_type
+from pastcast.text.vocabulary import MONTHS
 
 STAGE = "validate"
 ANSWER_TYPES = frozenset(ANSWER_TYPE_VOCABULARY)  # every type of the vocabulary: all allowed
@@ -42,8 +43,13 @@ _BARE_NUMBER = re.compile(r"^[+-]?\d[\d,]*(?:\.\d+)?$")
 # A question about the future says so: a future verb, or a time still to come (a year also
 # when a Chinese or Japanese character follows it, as in "2026年").
 _FUTURE = re.compile(r"\b(?:will|would|shall|going to|next|upcoming|by the end of|before|"
-                     r"to be (?:named|elected|chosen|appointed))\b"
+                     r"to be (?:named|elected|chosen|appointed)"
+                     rf"|by (?:eoy|eom|year[- ]end|end of|{'|'.join(MONTHS)}))\b"
                      r"|(?<!\w)(?:19|20)\d\d(?![0-9A-Za-z_])", re.I)
+# A market question opens before it resolves by construction, so its title may omit a future
+# cue ("Tesla Robotaxi unveiling delayed?"); one asked in the past tense is about what already
+# happened ("Was synthetic video data used in training Sora?").
+_PAST_TENSE = re.compile(r"^\W*(?:was|were|did|had)\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -81,7 +87,7 @@ def problem(q: dict, config: ValidateConfig = ValidateConfig()) -> tuple[str, st
     title = q["title"].strip()
     if not title.endswith(QUESTION_MARKS):
         return "not_a_question", title
-    if not _FUTURE.search(title):
+    if not _FUTURE.search(title) and (q.get("source_kind") != "market" or _PAST_TENSE.match(title)):
         return "not_about_future", title
     return None
 
