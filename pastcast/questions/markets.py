@@ -5,6 +5,8 @@ date markets are bucketed over their stated range (equal steps, or log steps for
 markets; the two end buckets are open) so the answer is one label among a few; a numeric
 market without a range or a value is dropped with a reason. Open, closed, cancelled and
 ambiguous markets have no single true answer and are dropped, each with its own reason.
+What a question shows of its market is the text as of its open date: creator updates appended
+later are cut (``pastcast.questions.market_text``).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import polars as pl
 from pastcast.drops import Drop, drops_frame
 from pastcast.io import stable_id
 from pastcast.questions.extractive import category_of
+from pastcast.questions.market_text import as_of
 from pastcast.schemas import QUESTIONS, frame
 
 STAGE = "generate"
@@ -129,11 +132,14 @@ def market_questions(markets: pl.DataFrame, config: MarketQuestionConfig = Marke
         if (resolution - open_date).days < config.min_window_days:
             drop("short_window", f"opens {open_date}, resolves {resolution}")
             continue
+        # creator updates appended after the open date would show the forecaster later news
+        background, _ = as_of(m["background"], open_date)
+        stated, _ = as_of(m["resolution_criteria"], open_date)
         rows.append({
             "question_id": stable_id(m["market_id"]),
             "title": m["question"],
-            "background": m["background"] or "",
-            "resolution_criteria": _criteria(m, options),
+            "background": background,
+            "resolution_criteria": _criteria({**m, "resolution_criteria": stated}, options),
             "answer": answer,
             "answer_aliases": [],
             "answer_type": answer_type,
