@@ -119,11 +119,18 @@ def questions_generate(articles_dir: str, out_dir: str, generator: str, model: s
 @click.option("--max-cost", type=float, default=None, help="Hard LLM budget in USD.")
 @click.option("--max-tokens", type=int, default=None, help="Hard LLM budget in tokens.")
 @click.option("--concurrency", type=int, default=8, show_default=True)
+@click.option("--max-template-share", type=click.FloatRange(min=0, max=1, min_open=True), default=0.1,
+              show_default=True,
+              help="At most this share of the kept questions from one template family (one template "
+                   "over many series or entities; never fewer than 10 each): template_family_cap.")
+@click.option("--no-template-cap", is_flag=True, help="Keep every question of a template family.")
 def questions_filter(questions_file: str, articles_dir: str, out_dir: str, window_start, window_end,
                      min_window_days: int, max_answer_words: int, answer_types: str | None, judge: bool,
                      too_easy: bool, label_noise: bool, model: str | None, api_base: str | None,
-                     max_cost: float | None, max_tokens: int | None, concurrency: int) -> None:
-    """Filter candidate questions: validation, leaks, duplicates, resolution-date revision.
+                     max_cost: float | None, max_tokens: int | None, concurrency: int,
+                     max_template_share: float, no_template_cap: bool) -> None:
+    """Filter candidate questions: validation, leaks, duplicates, resolution-date revision,
+    template families capped.
 
     \b
     Writes OUT/questions.parquet (kept, with revised resolution dates, original dates and
@@ -139,6 +146,7 @@ def questions_filter(questions_file: str, articles_dir: str, out_dir: str, windo
     from pastcast.questions.filter import FilterConfig, filter_questions, write_filter_run
     from pastcast.search.visibility import news_window
     from pastcast.questions.generate import read_articles
+    from pastcast.questions.templates import TemplateCapConfig
     from pastcast.questions.validate import ANSWER_TYPES, ValidateConfig
     from pastcast.text.answer_types import canonical_types
 
@@ -158,7 +166,8 @@ def questions_filter(questions_file: str, articles_dir: str, out_dir: str, windo
                                     answer_types=types,
                                     window_start=window_start.date() if window_start else window[0],
                                     window_end=window_end.date() if window_end else window[1]),
-            difficulty=DifficultyConfig(too_easy=too_easy, label_noise=label_noise))
+            difficulty=DifficultyConfig(too_easy=too_easy, label_noise=label_noise),
+            templates=TemplateCapConfig(max_share=None if no_template_cap else max_template_share))
         config = with_(config, revision=with_(config.revision, min_window_days=min_window_days))
         settings, llm_judge = None, None
         if judge or too_easy or label_noise:

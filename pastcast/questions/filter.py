@@ -38,6 +38,7 @@ from pastcast.questions.leakage import cross_leaks, find_pairs, self_leaks
 from pastcast.questions.question_dedup import QuestionDedupConfig, merge_duplicates
 from pastcast.questions.revision import RevisionConfig, revise_resolution_dates
 from pastcast.questions.steps import Evidence, StepResult
+from pastcast.questions.templates import TemplateCapConfig, cap_families
 from pastcast.questions.validate import ValidateConfig, validate
 from pastcast.schemas import QUESTION_EVIDENCE, QUESTIONS, complete
 
@@ -51,6 +52,7 @@ class FilterConfig:
     dedup: QuestionDedupConfig = QuestionDedupConfig()
     revision: RevisionConfig = RevisionConfig()
     difficulty: DifficultyConfig = DifficultyConfig()
+    templates: TemplateCapConfig = TemplateCapConfig()
 
 
 @dataclass
@@ -105,6 +107,7 @@ def filter_questions(candidates: pl.DataFrame, articles: pl.DataFrame, config: F
             ("dedup", lambda qs: merge_duplicates(qs, config.dedup)),
             ("revision", revise),
             ("cross_leak", cross_leaks),
+            ("template_cap", lambda qs: cap_families(qs, config.templates)),
         ]
         if config.difficulty.enabled:
             steps.append(("difficulty", lambda qs: difficulty_filter(qs, index, llm_settings, config.difficulty)))
@@ -127,7 +130,7 @@ def filter_questions(candidates: pl.DataFrame, articles: pl.DataFrame, config: F
         "validate": {k: (sorted(v) if isinstance(v, frozenset) else str(v) if v is not None else None)
                      for k, v in asdict(config.validate).items()},
         "dedup": asdict(config.dedup), "revision": asdict(config.revision),
-        "difficulty": asdict(config.difficulty)})
+        "difficulty": asdict(config.difficulty), "templates": asdict(config.templates)})
 
 
 def write_filter_run(run: FilterRun, out_dir: str | Path, title: str = "Question filter audit") -> dict[str, Path]:

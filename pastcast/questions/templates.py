@@ -1,0 +1,77 @@
+"""Templated families capped: one template over many series or entities is one kind of question.
+
+Dataset-built sets write one template over hundreds of series ("Will X's market close price on
+D be higher than on D0?", "will a vaccine have been developed for X by D?"). Left alone, such a
+family dominates a snapshot's scores with near-copies of one question. ``template_family`` is a
+title with its numbers, dates, quoted strings and capitalised names masked; ``cap_families``
+keeps at most ``max_share`` of the kept questions from any one family (never fewer than
+``min_per_family``, so a small snapshot keeps its few look-alike questions), choosing the kept
+ones by a stable hash of their id (the same choice on every run, spread over the family); the
+rest are ``template_family_cap`` drops.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+
+import polars as pl
+
+from pastcast.questions.steps import StepResult
+from pastcast.schemas import QUESTIONS, frame
+
+STAGE = "template_cap"
+_NUMBER = re.compile(r"\d[\d,.\-/:]*")
+_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|“[^”]*”|‘[^’]*’")
+_NAME = re.compile(r"\b[A-Z][\w\-&.]*(?:\s+[A-Z][\w\-&.]*)*")
+
+
+@dataclass(frozen=True)
+class TemplateCapConfig:
+    max_share: float | None = 0.1  # of the kept questions, per family; None: no cap
+    min_per_family: int = 10
+
+
+def template_family(title: str) -> str:
+    """The title with numbers (#), quoted strings (Q) and capitalised names (N) masked."""
+    masked = _NAME.sub("N", _QUOTED.sub("Q", _NUMBER.sub("#", title or "")))
+    return " ".join(masked.split())
+
+
+def _order(question_id: str) -> str:
+    return hashlib.sha256(question_id.encode()).hexdigest()
+
+
+def family_cap(sizes: list[int], max_share: float, min_per_family: int) -> int:
+    """The largest per-family cap under which every family is at most ``max_share`` of what is
+    kept (or ``min_per_family``, whichever is more)."""
+    cap = max(sizes, default=0)
+    while cap > min_per_family:
+        kept = sum(min(s, cap) for s in sizes)
+        if cap <= max_share * kept:
+            break
+        cap = max(min_per_family, math.floor(max_share * kept))
+        if sum(min(s, cap) for s in sizes) == kept:
+            break
+    return cap
+
+
+def cap_families(questions: pl.DataFrame, config: TemplateCapConfig = TemplateCapConfig()) -> StepResult:
+    if config.max_share is None or questions.is_empty():
+        return StepResult(questions)
+    families: dict[str, list[dict]] = defaultdict(list)
+    for q in questions.iter_rows(named=True):
+        families[template_family(q["title"])].append(q)
+    cap = family_cap([len(m) for m in families.values()], config.max_share, config.min_per_family)
+    result, kept_ids = StepResult(frame([], QUESTIONS)), set()
+    for family, members in families.items():
+        ranked = sorted(members, key=lambda q: _order(q["question_id"]))
+        kept_ids.update(q["question_id"] for q in ranked[:cap])
+        for q in ranked[cap:]:
+            result.drop(q["question_id"], STAGE, "template_family_cap",
+                        f"{len(members)} questions of the template {family!r}, at most {cap} kept")
+    result.kept = questions.filter(pl.col("question_id").is_in(list(kept_ids)))
+    return result

@@ -1,0 +1,68 @@
+"""Templated families are capped so no one template dominates a snapshot."""
+
+from collections import Counter
+
+import polars as pl
+
+from evalkit import question
+from pastcast.questions.templates import TemplateCapConfig, cap_families, family_cap, template_family
+from pastcast.schemas import QUESTIONS, frame
+from warcs import SHARED, needs_shared
+
+
+def test_a_family_masks_numbers_quotes_and_names():
+    a = template_family("Will WSM's market close price on 2025-12-14 be higher than on 2025-12-07?")
+    b = template_family("Will AAPL's market close price on 2026-01-04 be higher than on 2025-12-28?")
+    assert a == b
+    assert template_family("Who will win the 2026 Kestrel Bay mayoral election?") != \
+        template_family("Which team will win the 2026 Veloria Cup?")
+
+
+def test_the_cap_keeps_every_family_within_its_share_or_the_floor():
+    sizes = [306, 204, 155, 91, 52, 40, 20, 5, 3, 1]
+    cap = family_cap(sizes, 0.1, 10)
+    kept = sum(min(s, cap) for s in sizes)
+    assert (cap <= 0.1 * kept or cap == 10) and cap >= 10
+    assert family_cap([400] + [20] * 40, 0.1, 10) <= 0.1 * (min(400, 100) + 800)
+    assert family_cap([3, 2, 1], 0.1, 10) >= 3  # a small set keeps everything
+
+
+def _family(n, template, start=0):
+    return [question(f"{template[:3]}{i}", template.format(i=i), "Yes", "2026-01-01", "2026-02-01",
+                     answer_type="binary") for i in range(start, start + n)]
+
+
+def test_cap_families_drops_the_excess_with_a_reason_and_is_stable():
+    rows = (_family(60, "Will series S{i} rise above 5 by 2026-02-01?")
+            + _family(5, "Who will chair the board of Harbour{i} in 2026?")
+            + [question(f"q{i}", t, "Ana Ruiz", "2026-01-01", "2026-02-01")
+               for i, t in enumerate(["Who will win the 2026 Kestrel Bay mayoral election?",
+                                      "Which team will win the 2026 Veloria Cup?"])])
+    questions = frame(rows, QUESTIONS)
+    config = TemplateCapConfig(max_share=0.25, min_per_family=3)
+    result = cap_families(questions, config)
+    families = Counter(template_family(t) for t in result.kept["title"])
+    assert max(families.values()) <= max(3, 0.25 * result.kept.height)
+    assert result.kept.height + len(result.drops) == questions.height
+    assert {d.reason for d in result.drops} == {"template_family_cap"}
+    assert all(t in set(result.kept["title"]) for t in ("Which team will win the 2026 Veloria Cup?",))
+    again = cap_families(questions.sample(fraction=1.0, shuffle=True, seed=3), config)
+    assert set(again.kept["question_id"]) == set(result.kept["question_id"])
+    assert cap_families(questions, TemplateCapConfig(max_share=None)).kept.height == questions.height
+
+
+@needs_shared
+def test_no_template_family_dominates_the_real_forecastbench_questions():
+    from pastcast.questions.markets import market_questions
+    from pastcast.schemas import MARKETS
+    from pastcast.sources.forecastbench import read_forecastbench
+
+    imported = read_forecastbench(sorted((SHARED / "markets" / "forecastbench").glob("*.json")))
+    questions, _ = market_questions(imported.frame("markets", MARKETS))
+    before = Counter(template_family(t) for t in questions["title"])
+    assert max(before.values()) > 0.1 * questions.height  # the raw set is dominated
+    result = cap_families(questions)
+    after = Counter(template_family(t) for t in result.kept["title"])
+    assert max(after.values()) <= max(10, 0.1 * result.kept.height)
+    sources = set(result.kept["source_ids"].list.get(0).str.split(":").list.get(1))
+    assert {"acled", "yfinance", "fred", "manifold", "metaculus"} <= sources
