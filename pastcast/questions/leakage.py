@@ -28,12 +28,11 @@ from __future__ import annotations
 import heapq
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import date
 
 import polars as pl
 
-from pastcast.questions.candidate_lists import listed_among_others
 from pastcast.questions.steps import Evidence, StepResult
 from pastcast.schemas import QUESTIONS, complete
 from pastcast.text.mentions import (ACRONYM_MAX_LETTERS, ACRONYM_MIN_LETTERS, ACRONYMS,
@@ -100,19 +99,6 @@ def _listed_among_options(q: dict, doc: Doc, needle: Needle) -> bool:
     return any(_match(doc, _needle(o, (), "")) for o in others)
 
 
-def _singled_out(doc: Doc, needle: Needle, first: Mention) -> Mention | None:
-    """The first mention of the answer in ``doc`` that is not one item of a list of options
-    (``pastcast.questions.candidate_lists``), from ``first`` on; None when every one is."""
-    text, offset, m = doc.text, 0, first
-    while m:
-        start, end = offset + m.start, offset + m.end
-        if not listed_among_others(text, start, end):
-            return replace(m, start=start, end=end)
-        offset = end
-        m = _match(_doc(text[offset:]), needle)
-    return None
-
-
 def self_leak_mentions(q: dict) -> list[tuple[str, Mention]]:
     """(field, mention) of ``q``'s answer in its own title, background, resolution criteria."""
     needle = _needle_of(q)
@@ -122,9 +108,7 @@ def self_leak_mentions(q: dict) -> list[tuple[str, Mention]]:
     for f, doc in _field_docs(q, OWN_FIELDS):
         m = _match(doc, needle)
         if m and not _listed_among_options(q, doc, needle):
-            m = _singled_out(doc, needle, m)
-            if m:
-                out.append((f, m))
+            out.append((f, m))
     return out
 
 

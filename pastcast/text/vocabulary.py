@@ -48,16 +48,3 @@ def phrases(alternatives: Iterable[str], gap: str = " ") -> str:
     """Regular-expression alternatives joined with ``|``, each space inside one replaced by
     ``gap`` (``r"\\s+"``: any run of whitespace between the words)."""
     return "|".join(a.replace(" ", gap) for a in alternatives)
-
-# Words that join the items of a list ("A, B and C", "A, B oder C", "A、B和C"): a name next to
-# one of them, with another name across it, is one item of an enumeration.
-LIST_CONJUNCTIONS = ("and", "or", "as well as", "und", "oder", "sowie", "et", "ou", "y", "o", "e", "ni",
-                     "en", "of", "och", "eller", "og", "i", "lub", "oraz", "и", "или", "ve", "veya",
-                     "ja", "tai", "和", "与", "及", "或", "と", "や")
-# Words that single one named option out of a list: a favourite, a leader, a winner, a pick.
-SINGLING_CUES = ("favourite", "favorite", "frontrunner", "front-runner", "front runner", "leads", "leading",
-                 "ahead", "won", "wins", "winner", "has won", "victory", "chosen", "picked", "selected",
-                 "named", "elected", "appointed", "insiders", "clear", "best placed", "odds-on",
-                 "Favorit", "Favoritin", "gewann", "gewinnt", "Sieger", "favori", "favorite", "remporte",
-                 "a remporté", "vainqueur", "favorito", "favorita", "ganó", "gana", "ganador",
-                 "фаворит", "победил", "победила", "победитель", "热门", "获胜", "胜出", "当选")
