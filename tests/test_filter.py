@@ -65,11 +65,16 @@ def test_future_cues_and_market_questions_without_one():
         q("market", "Tesla Robotaxi unveiling delayed?", "No", answer_type="binary", source_kind="market"),
         q("market-past", "Was synthetic video data used in training Sora?", "Yes", answer_type="binary",
           source_kind="market"),
+        # the past tense wins over any cue, for every question
+        q("past-by", "Did the deal close by EOY?", "Yes", answer_type="binary"),
+        q("past-year", "Was the bill passed by March 2026?", "Yes", answer_type="binary"),
+        q("tagged", "[Politics] Was Biden re-elected?", "No", answer_type="binary", source_kind="market"),
+        q("who-won", "Who won the 2026 Marrowgate race?", "Bo Lind", source_kind="market"),
     ]
     result = validate(frame(rows, QUESTIONS), WINDOW)
     assert sorted(result.kept["question_id"]) == ["by-eoy", "by-month", "market"]
-    assert {d.item_id: d.reason for d in result.drops} == {"news-past": "not_about_future",
-                                                          "market-past": "not_about_future"}
+    assert {d.item_id: d.reason for d in result.drops} == {
+        k: "not_about_future" for k in ("news-past", "market-past", "past-by", "past-year", "tagged", "who-won")}
 
 
 # -- planted leaks of every kind ------------------------------------------------------------

@@ -27,7 +27,10 @@ def test_update_markers_in_the_forms_creators_write():
     for line, when in [("[Edit May 6, 2025]: handing over", date(2025, 5, 6)),
                        ("**UPDATE (2025-03-01)**: clarified", date(2025, 3, 1)),
                        ("Update 2024-27-12 (PST): day and month swapped", date(2024, 12, 27)),
-                       ("Edited on Sept 3rd, 2024 - more", date(2024, 9, 3))]:
+                       ("Edited on Sept 3rd, 2024 - more", date(2024, 9, 3)),
+                       ("MOD EDIT (Nov 2, 2025 - @moderator): a ruling", date(2025, 11, 2)),
+                       ("- Update 2025-05-06: bulleted", date(2025, 5, 6)),
+                       ("Edit 2 (May 6, 2025): the second", date(2025, 5, 6))]:
         match = UPDATE_MARKER.search("Intro.\n\n" + line)
         assert match and _marker_date(match) == when, line
     # prose that mentions an update is no marker; nor is a date elsewhere in a line

@@ -27,15 +27,15 @@ def test_the_cap_keeps_every_family_within_its_share_or_the_floor():
     assert family_cap([3, 2, 1], 0.1, 10) >= 3  # a small set keeps everything
 
 
-def _family(n, template, start=0):
+def _family(n, template, start=0, source_kind="market"):
     return [question(f"{template[:3]}{i}", template.format(i=i), "Yes", "2026-01-01", "2026-02-01",
-                     answer_type="binary") for i in range(start, start + n)]
+                     answer_type="binary", source_kind=source_kind) for i in range(start, start + n)]
 
 
 def test_cap_families_drops_the_excess_with_a_reason_and_is_stable():
     rows = (_family(60, "Will series S{i} rise above 5 by 2026-02-01?")
             + _family(5, "Who will chair the board of Harbour{i} in 2026?")
-            + [question(f"q{i}", t, "Ana Ruiz", "2026-01-01", "2026-02-01")
+            + [question(f"q{i}", t, "Ana Ruiz", "2026-01-01", "2026-02-01", source_kind="market")
                for i, t in enumerate(["Who will win the 2026 Kestrel Bay mayoral election?",
                                       "Which team will win the 2026 Veloria Cup?"])])
     questions = frame(rows, QUESTIONS)
@@ -49,6 +49,17 @@ def test_cap_families_drops_the_excess_with_a_reason_and_is_stable():
     again = cap_families(questions.sample(fraction=1.0, shuffle=True, seed=3), config)
     assert set(again.kept["question_id"]) == set(result.kept["question_id"])
     assert cap_families(questions, TemplateCapConfig(max_share=None)).kept.height == questions.height
+
+
+def test_news_questions_are_never_grouped_into_families():
+    news = _family(60, "Who will win the 2026 Cup of Region{i}?", source_kind="news")
+    result = cap_families(frame(news, QUESTIONS), TemplateCapConfig(max_share=0.1, min_per_family=3))
+    assert result.kept.height == 60 and not result.drops
+
+
+def test_names_joined_by_a_dash_are_one_name():
+    assert template_family("Will it be warmer at the Heathrow – London station on 2025-07-01?") == \
+        template_family("Will it be warmer at the Gatwick station on 2025-07-01?")
 
 
 @needs_shared

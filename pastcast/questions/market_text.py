@@ -23,7 +23,8 @@ _WRITTEN = rf"(?P<month>{'|'.join(sorted(_MONTH, key=len, reverse=True))})\.?\s+
 # at the start of a line, maybe in brackets or bold: "Update 2025-06-23", "[Edit May 6, 2025]:",
 # "**UPDATE (2025-03-01)**", "Edit: ..." (undated edits are kept: nothing says they are later)
 UPDATE_MARKER = re.compile(
-    rf"^[ \t]*[\[(*_]*\s*(?:update|updated|edit|edited|clarification)\b[\s(:\-–—]*(?:on\s+)?(?:{_ISO}|{_WRITTEN})",
+    rf"^[ \t]*[-•>\[(*_]*\s*(?:(?:mod|creator|admin|author)\s+)?(?:updates?|updated|edits?|edited|clarifications?)\b"
+    rf"(?:\s*\d{{1,2}}\b)?[\s(:\-–—]*(?:on\s+)?(?:{_ISO}|{_WRITTEN})",
     re.I | re.M)
 
 

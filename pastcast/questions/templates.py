@@ -1,4 +1,5 @@
-"""Templated families capped: one template over many series or entities is one kind of question.
+"""Templated families of market and dataset questions capped: one template over many series
+or entities is one kind of question.
 
 Dataset-built sets write one template over hundreds of series ("Will X's market close price on
 D be higher than on D0?", "will a vaccine have been developed for X by D?"). Left alone, such a
@@ -7,7 +8,9 @@ title with its numbers, dates, quoted strings and capitalised names masked; ``ca
 keeps at most ``max_share`` of the kept questions from any one family (never fewer than
 ``min_per_family``, so a small snapshot keeps its few look-alike questions), choosing the kept
 ones by a stable hash of their id (the same choice on every run, spread over the family); the
-rest are ``template_family_cap`` drops.
+rest are ``template_family_cap`` drops. Only market-sourced questions (``source_kind`` market:
+prediction markets and data series) are grouped and capped: masking names would merge distinct
+news questions ("Who will win the Super Bowl?", "... the World Cup?") into one family.
 """
 
 from __future__ import annotations
@@ -35,10 +38,13 @@ class TemplateCapConfig:
     min_per_family: int = 10
 
 
+_JOINED_NAMES = re.compile(r"N(?:\s*[–—-]\s*N)+")  # "Heathrow – London" is one name
+
+
 def template_family(title: str) -> str:
     """The title with numbers (#), quoted strings (Q) and capitalised names (N) masked."""
     masked = _NAME.sub("N", _QUOTED.sub("Q", _NUMBER.sub("#", title or "")))
-    return " ".join(masked.split())
+    return " ".join(_JOINED_NAMES.sub("N", masked).split())
 
 
 def _order(question_id: str) -> str:
@@ -63,10 +69,14 @@ def cap_families(questions: pl.DataFrame, config: TemplateCapConfig = TemplateCa
     if config.max_share is None or questions.is_empty():
         return StepResult(questions)
     families: dict[str, list[dict]] = defaultdict(list)
+    kept_ids: set[str] = set()
     for q in questions.iter_rows(named=True):
-        families[template_family(q["title"])].append(q)
+        if q.get("source_kind") == "market":
+            families[template_family(q["title"])].append(q)
+        else:
+            kept_ids.add(q["question_id"])  # news questions: never grouped (see the module doc)
     cap = family_cap([len(m) for m in families.values()], config.max_share, config.min_per_family)
-    result, kept_ids = StepResult(frame([], QUESTIONS)), set()
+    result = StepResult(frame([], QUESTIONS))
     for family, members in families.items():
         ranked = sorted(members, key=lambda q: _order(q["question_id"]))
         kept_ids.update(q["question_id"] for q in ranked[:cap])

@@ -11,7 +11,8 @@ bare number only when a number is asked for (``bare_number``); a resolution date
 snapshot window (``outside_window``); the question open at least ``min_window_days`` before
 it resolves (``short_window``); a title that is a question (``not_a_question``: it ends with
 "?", or the full-width, Arabic or Greek question mark) about the future (``not_about_future``;
-an English cue or a year, see ``_FUTURE``; a market question only when asked in the past tense).
+an English cue or a year, see ``_FUTURE``, and not asked in the past tense; a market question
+needs no cue).
 
 Leaks (the answer in a question's own or another question's text, or public before the
 resolution date) and duplicates are separate steps (``leakage``, ``question_dedup``,
@@ -47,9 +48,11 @@ _FUTURE = re.compile(r"\b(?:will|would|shall|going to|next|upcoming|by the end o
                      rf"|by (?:eoy|eom|year[- ]end|end of|{'|'.join(MONTHS)}))\b"
                      r"|(?<!\w)(?:19|20)\d\d(?![0-9A-Za-z_])", re.I)
 # A market question opens before it resolves by construction, so its title may omit a future
-# cue ("Tesla Robotaxi unveiling delayed?"); one asked in the past tense is about what already
-# happened ("Was synthetic video data used in training Sora?").
-_PAST_TENSE = re.compile(r"^\W*(?:was|were|did|had)\b", re.I)
+# cue ("Tesla Robotaxi unveiling delayed?"). A title asked in the past tense is about what
+# already happened ("Was synthetic video data used in training Sora?", "Did the deal close by
+# EOY?"), whatever cue it carries, for every question. A "[Tag]" prefix is skipped.
+_PAST_TENSE = re.compile(r"^\W*(?:\[[^\]]*\]\s*)?(?:was|were|did|had|wasn't|weren't|didn't|hadn't|"
+                         r"who won|what was|what were|how many [^?]*? did)\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -87,7 +90,7 @@ def problem(q: dict, config: ValidateConfig = ValidateConfig()) -> tuple[str, st
     title = q["title"].strip()
     if not title.endswith(QUESTION_MARKS):
         return "not_a_question", title
-    if not _FUTURE.search(title) and (q.get("source_kind") != "market" or _PAST_TENSE.match(title)):
+    if _PAST_TENSE.match(title) or (not _FUTURE.search(title) and q.get("source_kind") != "market"):
         return "not_about_future", title
     return None
 
