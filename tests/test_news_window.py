@@ -82,3 +82,16 @@ def test_pages_dated_only_by_their_crawl_are_served_from_their_crawl_on(tmp_path
     index = ArticleIndex.build(frame(rows, ARTICLES), tmp_path / "index")
     assert [h.article_id for h in index.search("Acme Okafor chief executive", date(2026, 2, 12))] == []
     assert [h.article_id for h in index.search("Acme Okafor chief executive", date(2026, 2, 13))] == ["undated"]
+
+
+def test_the_llm_selector_called_directly_also_leaves_out_what_sources_no_question():
+    from pastcast.questions.llm_generate import select_articles
+
+    crawled = datetime(2026, 2, 13, 9, tzinfo=timezone.utc)
+    rows = [_crawl_dated("undated", crawled, ELECTION),
+            _article("old", datetime(2019, 3, 3, 9, tzinfo=timezone.utc), text=ELECTION)]
+    chosen, drops = select_articles(frame(rows, ARTICLES))
+    assert chosen.height == 0
+    assert {d.item_id: d.reason for d in drops} == {"undated": "background_only", "old": "background_only"}
+    detail = {d.item_id: d.detail for d in drops}
+    assert detail["undated"].endswith("dated only by its crawl") and "archive page" in detail["old"]

@@ -15,11 +15,10 @@ from pathlib import Path
 
 import polars as pl
 
-from pastcast.search.visibility import CRAWL_DATED, news_window, question_source
-from pastcast.drops import counts_by_reason
+from pastcast.drops import Drop, counts_by_reason, drops_frame
 from pastcast.io import write_json, write_parquet
 from pastcast.questions.extractive import STAGE, GenerateConfig, generate_extractive
-from pastcast.schemas import DROPS
+from pastcast.search.visibility import CRAWL_DATED, news_window, question_source
 
 GENERATORS = ("extractive", "llm")
 
@@ -56,16 +55,15 @@ def _days(articles: pl.DataFrame, days: Iterable[date] | None) -> pl.Series:
     return on_day.is_in(list(days)) if days is not None else on_day.is_not_null()
 
 
-def _background_only(articles: pl.DataFrame) -> pl.DataFrame:
-    """``background_only`` drops for articles that may give background but source no question."""
+def background_only(articles: pl.DataFrame) -> list[Drop]:
+    """``background_only`` drops for articles that may give background but source no question
+    (not ``question_source``): archive pages and pages dated only by their crawl."""
     crawl_dated = (pl.col("date_source") == CRAWL_DATED) if "date_source" in articles.columns else pl.lit(False)
-    return articles.select(
-        pl.col("article_id").alias("item_id"), pl.lit("article").alias("item_kind"),
-        pl.lit(STAGE).alias("stage"), pl.lit("background_only").alias("reason"),
-        pl.when(crawl_dated).then(pl.format("{} dated only by its crawl", pl.col("url")))
-        .otherwise(pl.format("{} archive page: published {}, crawled {}", pl.col("url"),
-                             pl.col("published_at").dt.date(), pl.col("crawled_at").dt.date()))
-        .alias("detail")).cast(DROPS)
+    detail = (pl.when(crawl_dated).then(pl.format("{} dated only by its crawl", pl.col("url")))
+              .otherwise(pl.format("{} archive page: published {}, crawled {}", pl.col("url"),
+                                   pl.col("published_at").dt.date(), pl.col("crawled_at").dt.date())))
+    return [Drop(a, "article", STAGE, "background_only", d or "")
+            for a, d in articles.select("article_id", detail).rows()]
 
 
 def generate_questions(articles: pl.DataFrame, generator: str = "extractive", *,
@@ -87,7 +85,7 @@ def generate_questions(articles: pl.DataFrame, generator: str = "extractive", *,
     n = int(chosen.sum())
     # archive pages and pages dated only by their crawl: background only, each a drop
     source = articles.select(question_source(articles.columns)).to_series()
-    background = _background_only(articles.filter(chosen & ~source))
+    background = drops_frame(background_only(articles.filter(chosen & ~source)))
     chosen = chosen & source
     if window_start is None and articles.height:
         window = news_window(articles)

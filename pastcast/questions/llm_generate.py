@@ -34,6 +34,7 @@ from pastcast.drops import Drop, drops_frame
 from pastcast.io import stable_id
 from pastcast.llm import LLMClient, LLMSettings, Prompt, Usage, load_prompt
 from pastcast.questions.extractive import category_of
+from pastcast.questions.generate import background_only
 from pastcast.schemas import QUESTIONS, frame
 from pastcast.text import contains_phrase, normalise
 from pastcast.text.answer_types import answer_type_original, canonical_answer_type
@@ -115,8 +116,7 @@ def select_articles(articles: pl.DataFrame, config: SelectConfig = SelectConfig(
     source = articles.select(pl.col("published_at").is_not_null() & question_source(articles.columns)).to_series()
     scored = articles.filter(source).with_columns(
         outcome_score().alias("_score"), pl.col("published_at").dt.date().alias("_day"))
-    drops += [Drop(a, "article", STAGE, "background_only", "archive page, undated or dated only by its crawl")
-              for a in articles.filter(~source)["article_id"]]
+    drops += background_only(articles.filter(~source))
     keep_ids: list[str] = []
     per_cluster: dict[str, int] = defaultdict(int)
     for (day,), part in scored.sort("_day", "_score", "published_at", "article_id",
