@@ -15,16 +15,10 @@ import polars as pl
 
 from pastcast.evaluate.environment import LedgerEntry
 from pastcast.evaluate.metrics import aggregate_forecasts, final_forecasts, paired, peer_relative
-from pastcast.evaluate.runner import score_questions
+from pastcast.evaluate.runner import read_ledger, score_questions
 from pastcast.io import write_text
 
 COMPARED = ("bss", "accuracy", "time_weighted_bss")
-
-
-def read_ledger(run_dir: str | os.PathLike) -> list[LedgerEntry]:
-    """A finished run's forecasts (its ``ledger.jsonl``), in ledger order."""
-    lines = (Path(run_dir) / "ledger.jsonl").read_text().splitlines()
-    return [LedgerEntry(r["question_id"], date.fromisoformat(r["date"]), r["forecast"]) for r in map(json.loads, lines)]
 
 
 def compare_runs(run_a: str | os.PathLike, run_b: str | os.PathLike,

@@ -14,9 +14,8 @@ from pathlib import Path
 import polars as pl
 
 import pastcast
-from pastcast.evaluate.environment import LedgerEntry
 from pastcast.evaluate.leaderboard import leaderboard
-from pastcast.evaluate.runner import daily_metrics
+from pastcast.evaluate.runner import daily_metrics, read_ledger
 
 W, H, PAD = 560, 260, 44
 COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf")
@@ -104,8 +103,7 @@ def daily_scores(run_dir: Path) -> list[tuple[date, float]]:
     else:
         run = json.loads((run_dir / "run.json").read_text())
         questions = pl.read_parquet(Path(run["snapshot"]["path"]) / "questions.parquet")
-        ledger = [LedgerEntry(r["question_id"], date.fromisoformat(r["date"]), r["forecast"])
-                  for r in map(json.loads, (run_dir / "ledger.jsonl").read_text().splitlines())]
+        ledger = read_ledger(run_dir)
         start, end = (date.fromisoformat(run["window"][k]) for k in ("start", "end"))
         daily = daily_metrics(questions, ledger, start, end)
     return [(d, s) for d, s in daily.select("date", "mean_bss").iter_rows() if s is not None]

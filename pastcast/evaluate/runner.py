@@ -226,6 +226,12 @@ def _replay_partial(env: ReplayEnvironment, agent: Agent, out_dir: Path) -> int:
     return days
 
 
+def read_ledger(run_dir: str | os.PathLike) -> list[LedgerEntry]:
+    """A finished run's forecasts (its ``ledger.jsonl``), in ledger order."""
+    lines = (Path(run_dir) / "ledger.jsonl").read_text().splitlines()
+    return [LedgerEntry(r["question_id"], date.fromisoformat(r["date"]), r["forecast"]) for r in map(json.loads, lines)]
+
+
 def run_eval(
     snapshot_dir: str | os.PathLike,
     agent: Agent | str,
