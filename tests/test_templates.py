@@ -57,6 +57,12 @@ def test_news_questions_are_never_grouped_into_families():
     assert result.kept.height == 60 and not result.drops
 
 
+def test_names_are_masked_in_every_cased_script():
+    assert template_family("Будет ли Москва выше на 2025-07-01?") == template_family("Будет ли Казань выше на 2025-08-01?")
+    assert template_family("Θα κερδίσει η Ελλάδα το 2026;") == template_family("Θα κερδίσει η Κύπρος το 2027;")
+    assert template_family("Will Martin Ødegaard score in 2026?") == template_family("Will Łukasz Fabiański score in 2027?")
+
+
 def test_names_joined_by_a_dash_are_one_name():
     assert template_family("Will it be warmer at the Heathrow – London station on 2025-07-01?") == \
         template_family("Will it be warmer at the Gatwick station on 2025-07-01?")

@@ -29,7 +29,8 @@ from pastcast.schemas import QUESTIONS, frame
 STAGE = "template_cap"
 _NUMBER = re.compile(r"\d[\d,.\-/:]*")
 _QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|“[^”]*”|‘[^’]*’")
-_NAME = re.compile(r"\b[A-Z][\w\-&.]*(?:\s+[A-Z][\w\-&.]*)*")
+_WORD = re.compile(r"\b[^\W\d_][\w\-&.]*")
+_NAMES = re.compile(r"N(?:\s+N)+")  # consecutive capitalised words are one name
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,9 @@ _JOINED_NAMES = re.compile(r"N(?:\s*[–—-]\s*N)+")  # "Heathrow – London" i
 
 def template_family(title: str) -> str:
     """The title with numbers (#), quoted strings (Q) and capitalised names (N) masked."""
-    masked = _NAME.sub("N", _QUOTED.sub("Q", _NUMBER.sub("#", title or "")))
+    masked = _QUOTED.sub("Q", _NUMBER.sub("#", title or ""))
+    # a capital in any cased script (Latin, Cyrillic, Greek, ...); scripts without case keep their names
+    masked = _NAMES.sub("N", _WORD.sub(lambda w: "N" if w[0][0].isupper() else w[0], masked))
     return " ".join(_JOINED_NAMES.sub("N", masked).split())
 
 
