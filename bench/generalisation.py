@@ -513,6 +513,27 @@ def markdown(summaries: dict) -> str:
     return "\n".join(lines)
 
 
+def pooled_days(sets: dict[str, list[dict]]) -> dict:
+    """Day accuracy over the dated pages of every set together, per half (missing = miss): the
+    held-out pages of both sets are the unseen real news the dating is judged on."""
+    out = {}
+    for h in HALVES:
+        dated = [p for pages in sets.values() for p in pages if p["half"] == h and p["dated"]]
+        out[h] = {"dated_pages": len(dated),
+                  **{s: _share(sum(p[s]["day"] == p["gold_day"] for p in dated), len(dated)) for s in SYSTEMS}}
+        out[h]["margin"] = out[h]["pastcast"] - out[h]["plain"]
+    return out
+
+
+def pooled_markdown(pooled: dict) -> str:
+    lines = ["| half | dated pages (both sets) | pastcast day | plain day | margin |", "|---|---|---|---|---|"]
+    for h in HALVES:
+        r = pooled[h]
+        lines.append(f"| {HALF_LABEL[h]} | {r['dated_pages']} | {F(r['pastcast'])} | {F(r['plain'])} "
+                     f"| {r['margin']:+.3f} |")
+    return "\n".join(lines)
+
+
 def _jsonable(pages: list[dict]) -> list[dict]:
     out = []
     for p in pages:
@@ -579,7 +600,8 @@ def main() -> None:
     languages = {h: by_language(sets, h) for h in HALVES}
     print_languages(languages["heldout"], "heldout")
     print_drops(sets)
-    md = markdown(summaries)
+    pooled = pooled_days(sets)
+    md = markdown(summaries) + "\n\nDay accuracy over the dated pages of both sets:\n\n" + pooled_markdown(pooled)
     print("\nmarkdown (bench/README.md, Generalisation):\n" + md)
 
     report = {
@@ -601,6 +623,7 @@ def main() -> None:
         "fundus_pages": pages_check,
         "trafilatura_eval": {k: v for k, v in trafilatura_set.items() if k != "pages"},
         "summary": summaries,
+        "pooled_day_accuracy": pooled,
         "by_language": languages,
         "pastcast_drops": {name: drop_list(pages) for name, pages in sets.items()},
         "markdown": md,
