@@ -272,14 +272,15 @@ def test_planted_problems_on_the_sample_are_caught_and_its_clean_questions_survi
     candidates, articles = sample
     window = ValidateConfig(window_start=date(2026, 1, 5), window_end=date(2026, 3, 31))
     baseline = filter_questions(candidates, articles, FilterConfig(validate=window))
-    # The sample alone: its 4 news/market pairs of the same event merged, one answer (an author
-    # listed in a market question's shortlist) dropped as a cross leak, one revision. Counts are
-    # bounds (a generator that asks more passes); the planted cases are exact.
-    assert candidates.height >= 32 and baseline.questions.height >= 27
+    # The sample alone: its 4 news/market pairs of the same event merged, one revision. Counts
+    # are bounds (a generator that asks more passes); the planted cases are exact. The prize
+    # question's answer (an author) stands in the market question's shortlist "The Salt Road
+    # (Mirela Voss), Winter Ledger (...), Glass Harbour (Nell Oduya)": a candidate list, kept.
+    assert candidates.height >= 32 and baseline.questions.height >= 28
     assert baseline.questions.height + len(baseline.drops) == candidates.height  # each kept or dropped
     title_of = dict(zip(candidates["question_id"], candidates["title"]))
+    assert "Who will win the 2026 Halvard Prize for Literature?" in set(baseline.questions["title"])
     assert {(title_of[d.item_id], d.stage, d.reason) for d in baseline.drops} >= {
-        ("Who will win the 2026 Halvard Prize for Literature?", "cross_leak", "answer_in_other_question"),
         *((t, "dedup", "duplicate_question") for t in (
             "Which city will the Veloria Athletics Federation choose to host the 2027 National Games?",
             "Who will win the 2026 Labour and Commons Party leadership contest?",

@@ -18,9 +18,14 @@ in scripts written without spaces), transliteration, abbreviation, surname, fuzz
 that order, the first that fires reported. Yes/No answers and answers that cannot be located
 meaningfully (one character, a bare one- or two-digit integer) are never checked.
 
-A question whose ``candidate_outcomes`` list its answer (a market's options) is not leaking
-when its text lists the options too: a mention of the answer in a field that also names
-another of its candidate outcomes is part of that list and is not counted as a self leak.
+Candidate lists are not leaks (``pastcast.questions.candidate_lists``): every mention of an
+answer is looked at by position, and one that is a bare item of a list of candidates its
+sentence presents as such ("Bids were submitted by Korsholm, Estvale and Tarnby"), none singled
+out, is not counted; one singled out anywhere ("Estvale, the clear favourite") is a leak. The
+same rule runs in the filter and in the blocking snapshot checks (``leaks_in_snapshot``).
+Each candidate outcome of another question is a text of its own, so an option naming the answer
+always counts. A question whose own ``candidate_outcomes`` list its answer is
+not leaking when a field of its text names another of them too.
 """
 
 from __future__ import annotations
@@ -33,12 +38,13 @@ from datetime import date
 
 import polars as pl
 
+from pastcast.questions.candidate_lists import listed_as_candidate
 from pastcast.questions.steps import Evidence, StepResult
 from pastcast.schemas import QUESTIONS, complete
 from pastcast.text.mentions import (ACRONYM_MAX_LETTERS, ACRONYM_MIN_LETTERS, ACRONYMS,
                                     BINARY_ANSWERS, FUZZY_MIN_CHARS, FUZZY_SCORE, RULES,
                                     SURNAME_MIN_LETTERS, TRANSLITERATION_MIN_CHARS, Doc, Mention,
-                                    Needle, find_mention, match, needle_for, phrase_tokens,
+                                    Needle, all_mentions, find_mention, match, needle_for, phrase_tokens,
                                     raw_tokens, token_forms)
 from pastcast.text.mentions import mention_tokens as tokens
 
@@ -99,15 +105,27 @@ def _listed_among_options(q: dict, doc: Doc, needle: Needle) -> bool:
     return any(_match(doc, _needle(o, (), "")) for o in others)
 
 
+def _singled_out(doc: Doc, needle: Needle) -> Mention | None:
+    """The first mention of the answer in ``doc``, by position, that is not one item of a list
+    of candidates (``pastcast.questions.candidate_lists``); None when every mention is."""
+    if _match(doc, needle) is None:  # the cheap test first: most texts never name the answer
+        return None
+    return next((m for m in all_mentions(doc, needle) if not listed_as_candidate(doc.text, m.start, m.end)),
+                None)
+
+
 def self_leak_mentions(q: dict) -> list[tuple[str, Mention]]:
-    """(field, mention) of ``q``'s answer in its own title, background, resolution criteria."""
+    """(field, mention) of ``q``'s answer in its own title, background, resolution criteria,
+    where it is singled out (not one item of a candidate list)."""
     needle = _needle_of(q)
     if not needle.entries:
         return []
     out = []
     for f, doc in _field_docs(q, OWN_FIELDS):
-        m = _match(doc, needle)
-        if m and not _listed_among_options(q, doc, needle):
+        if _listed_among_options(q, doc, needle):
+            continue
+        m = _singled_out(doc, needle)
+        if m:
             out.append((f, m))
     return out
 
@@ -136,6 +154,13 @@ def self_leaks(questions: pl.DataFrame, stage: str = "self_leak") -> StepResult:
                                         spans=tuple(m.span for _, m in found), detail=detail))
     result.kept = df.filter(~pl.col("question_id").is_in(list(dropped)))
     return result
+
+
+def _host_mentions(docs: list[tuple[str, Doc]], needle: Needle) -> list[tuple[str, Mention]]:
+    """(field, mention) of an answer singled out in another question's visible text. Each of
+    its candidate outcomes is a text of its own: an option naming the answer names it alone
+    (a market's options are the candidates of its own contest, which need not be this one)."""
+    return [(f, m) for f, doc in docs if (m := _singled_out(doc, needle))]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -272,11 +297,7 @@ def _find_pairs(rows: list[dict]) -> list[Pair]:
         for b in sorted(index.candidates(needle)):
             if b == a or not _overlap(qa, rows[b]):
                 continue
-            found = []
-            for f, doc in index.docs(b):
-                m = _match(doc, needle)
-                if m:
-                    found.append((f, m))
+            found = _host_mentions(index.docs(b), needle)
             if found:
                 pairs.append(Pair(qa["question_id"], rows[b]["question_id"], qa["answer"], tuple(found)))
     return pairs

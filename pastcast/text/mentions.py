@@ -493,59 +493,68 @@ def _capitalised(doc: Doc, start: int) -> bool:
 
 
 def _match_entry(doc: Doc, e: Entry) -> Mention | None:
+    if e.kind == "fuzzy":
+        return _fuzzy(doc, e)
+    return next(_entry_mentions(doc, e), None)
+
+
+def _entry_mentions(doc: Doc, e: Entry) -> Iterator[Mention]:
+    """Every place entry ``e`` matches in ``doc``, in text order (fuzzy: every window scoring
+    at least FUZZY_SCORE)."""
     if e.kind == "phrase":
-        p = doc.find(e.toks) if e.toks else None
-        if p is not None:
+        for p in doc.find_all(e.toks) if e.toks else ():
             s, t = doc.span(p, p + len(e.toks))
-            return Mention(e.form, doc.text[s:t], s, t, e.rule)
+            yield Mention(e.form, doc.text[s:t], s, t, e.rule)
     elif e.kind == "acronym":
         if doc.shouty:
-            return None
+            return
         for p in doc.find_all(e.toks):
             s, t = doc.span(p, p + len(e.toks))
             if _written_as(doc.text[s:t], e.letters):
                 if "." in doc.text[s:t] and doc.text[t:t + 1] == ".":
                     t += 1  # "U.S."
-                return Mention(e.form, doc.text[s:t], s, t, e.rule)
+                yield Mention(e.form, doc.text[s:t], s, t, e.rule)
     elif e.kind == "initials":
         if doc.shouty:
-            return None
+            return
         for letters, s, t in doc.initials:
             if letters == e.letters:
-                return Mention(e.form, doc.text[s:t], s, t, e.rule)
+                yield Mention(e.form, doc.text[s:t], s, t, e.rule)
     elif e.kind == "surname":
         for p in doc.find_all(e.toks):
             s, t = doc.span(p, p + 1)
             if _capitalised(doc, s):
-                return Mention(e.form, doc.text[s:t], s, t, e.rule)
+                yield Mention(e.form, doc.text[s:t], s, t, e.rule)
     elif e.kind == "fuzzy":
-        return _fuzzy(doc, e)
-    return None
+        yield from sorted(_fuzzy_all(doc, e), key=lambda m: (m.start, -m.score))
 
 
-def _fuzzy(doc: Doc, e: Entry) -> Mention | None:
+def _fuzzy_all(doc: Doc, e: Entry) -> Iterator[Mention]:
     k = len(e.toks)
     n = len(doc.toks)
     # a quick reject: a run of words scoring 90 gives a partial alignment of about 80 or more
     if not fuzz.partial_ratio(e.joined, " ".join(doc.toks), score_cutoff=FUZZY_SCORE - 15):
-        return None
+        return
     windows: list[str] = []
     where: list[tuple[int, int]] = []
     for w in {max(1, k - 1), k, k + 1}:
         for i in range(0, n - w + 1):
             windows.append(" ".join(doc.toks[i:i + w]))
             where.append((i, i + w))
-    if not windows:
-        return None
-    best = None
     for _s, score, idx in process.extract_iter(e.joined, windows, scorer=fuzz.ratio,
                                                score_cutoff=FUZZY_SCORE):
         i, j = where[idx]
         s, t = doc.span(i, j)
         if e.capital and not _capitalised(doc, s):
             continue
-        if best is None or (score, -s) > (best.score, -best.start):
-            best = Mention(e.form, doc.text[s:t], s, t, "fuzzy", round(score, 1))
+        yield Mention(e.form, doc.text[s:t], s, t, "fuzzy", round(score, 1))
+
+
+def _fuzzy(doc: Doc, e: Entry) -> Mention | None:
+    best = None
+    for m in _fuzzy_all(doc, e):
+        if best is None or (m.score, -m.start) > (best.score, -best.start):
+            best = m
     return best
 
 
@@ -555,6 +564,21 @@ def match(doc: Doc, needle: Needle) -> Mention | None:
         if m:
             return m
     return None
+
+
+def all_mentions(doc: Doc, needle: Needle) -> list[Mention]:
+    """Every place the answer shows in ``doc``, by any rule, in text order: where several
+    rules' spans overlap, the first rule in ``needle``'s order (then the longer span) stands
+    for the place. A check that must look at each mention (a candidate list may name the
+    answer once and a later sentence single it out) reads this, not ``match``."""
+    found = sorted(((m.start, -(m.end - m.start), rank, m) for rank, e in enumerate(needle.entries)
+                    for m in _entry_mentions(doc, e)), key=lambda x: (x[0], x[2], x[1]))
+    out: list[Mention] = []
+    for _start, _neg_len, _rank, m in found:
+        if out and m.start < out[-1].end:
+            continue  # overlaps a place already reported
+        out.append(m)
+    return out
 
 
 def find_mention(text: str, answer: str, aliases: Iterable[str] = (), answer_type: str = ""
