@@ -6,7 +6,11 @@ markets; the two end buckets are open) so the answer is one label among a few; a
 market without a range or a value is dropped with a reason. Open, closed, cancelled and
 ambiguous markets have no single true answer and are dropped, each with its own reason.
 What a question shows of its market is the text as of its open date: creator updates appended
-later are cut (``pastcast.questions.market_text``).
+later are cut (``pastcast.questions.market_text``). A question's answer is revealed no earlier
+than it is certain (``pastcast.questions.deadlines``): a state on a named day, or an event that
+did not happen by a named deadline, resolves the day after it; a market that closes before its
+event (a ForecastBench copy of a Metaculus question) with no deadline reaching its close is
+dropped (``resolution_date_unknown``).
 """
 
 from __future__ import annotations
@@ -19,12 +23,18 @@ import polars as pl
 
 from pastcast.drops import Drop, drops_frame
 from pastcast.io import stable_id
+from pastcast.questions.deadlines import known_from, named_deadline
 from pastcast.questions.extractive import category_of
 from pastcast.questions.market_text import as_of
 from pastcast.schemas import QUESTIONS, frame
 
 STAGE = "generate"
 GENERATOR = "market/v2"
+# Markets whose close is when forecasting stops, often before the event: ForecastBench gives a
+# Metaculus question's close day as its resolution day ("Will USA top the Olympic Medal Table
+# at Paris 2024?" closes the day before the Games). Their answer's day is known only when the
+# title names a deadline the close reaches.
+CLOSES_BEFORE_EVENT = ("forecastbench:metaculus:",)
 UNRESOLVED = {"open": "unresolved", "closed": "unresolved", "cancelled": "cancelled",
               "ambiguous": "ambiguous_resolution"}
 
@@ -127,6 +137,16 @@ def market_questions(markets: pl.DataFrame, config: MarketQuestionConfig = Marke
             continue
         resolution: date = m["resolved_at"].date()
         open_date: date = m["created_at"].date()
+        deadline = named_deadline(m["question"], open_date)
+        if m["market_id"].startswith(CLOSES_BEFORE_EVENT) and m["close_at"] is not None \
+                and resolution <= m["close_at"].date() \
+                and not (deadline and deadline[1] <= m["close_at"].date() + timedelta(days=1)):
+            drop("resolution_date_unknown",
+                 f"(its resolution day {resolution} is the day forecasting closed; the event may come "
+                 f"later{f' (the title names {deadline[1]})' if deadline else ', and the title names no deadline'})")
+            continue
+        if deadline and (known := known_from(*deadline, answer)) and known > resolution:
+            resolution = known  # revealed when it is certain: the deadline passed
         if config.horizon_days is not None:
             open_date = max(open_date, resolution - timedelta(days=config.horizon_days))
         if (resolution - open_date).days < config.min_window_days:
