@@ -17,6 +17,7 @@ from pastcast.questions.difficulty import DifficultyConfig
 from pastcast.questions.filter import FilterConfig
 from pastcast.questions.llm_generate import LLMGenerateConfig, SelectConfig
 from pastcast.questions.markets import MarketQuestionConfig
+from pastcast.questions.near_certain import NearCertainConfig
 from pastcast.questions.revision import LLMJudge, RevisionConfig
 from pastcast.questions.validate import ValidateConfig
 
@@ -31,6 +32,7 @@ class PastcastStorage(dg.ConfigurableResource):
     ingest_workers: int = 0  # processes for extraction; 0 means one per core
     market_horizon_days: int = 0  # market questions open this long before resolving; 0: at creation
     numeric_buckets: int = 5  # numeric/date markets become questions over this many ranges; 0: dropped
+    near_certain_share: float = 0.5  # drop market questions priced >= 0.97 (<= 0.03) on more of their days; 0: keep
 
     def work(self) -> Path:
         path = Path(self.work_dir)
@@ -42,7 +44,8 @@ class PastcastStorage(dg.ConfigurableResource):
 
     def market_questions(self) -> MarketQuestionConfig:
         return MarketQuestionConfig(horizon_days=self.market_horizon_days or None,
-                                    numeric_buckets=self.numeric_buckets)
+                                    numeric_buckets=self.numeric_buckets,
+                                    near_certain=NearCertainConfig(share=self.near_certain_share or None))
 
 
 class EvaluationSettings(dg.ConfigurableResource):
@@ -154,6 +157,7 @@ def storage_from_env() -> PastcastStorage:
         ingest_workers=int(dg.EnvVar("PASTCAST_INGEST_WORKERS").get_value("0")),
         market_horizon_days=int(dg.EnvVar("PASTCAST_MARKET_HORIZON_DAYS").get_value("0")),
         numeric_buckets=int(dg.EnvVar("PASTCAST_NUMERIC_BUCKETS").get_value("5")),
+        near_certain_share=float(dg.EnvVar("PASTCAST_NEAR_CERTAIN_SHARE").get_value("0.5")),
     )
 
 

@@ -261,7 +261,7 @@ def generate_news(work_dir: Path, days: list[date] | None = None, generator: str
 def generate_markets(work_dir: Path, config: MarketQuestionConfig = MarketQuestionConfig()) -> StageReport:
     """Candidate questions from resolved markets."""
     markets = _table(work_dir, "markets", MARKETS)
-    questions, drops = market_questions(markets, config)
+    questions, drops = market_questions(markets, config, _table(work_dir, "market_prices", MARKET_PRICES))
     folder = work_dir / MARKET_QUESTIONS
     return StageReport("generate_markets", markets.height, questions.height, counts_by_reason(drops), {
         "questions": str(write_parquet(questions, folder / "questions.parquet")),

@@ -83,3 +83,25 @@ def test_no_template_family_dominates_the_real_forecastbench_questions():
     assert max(after.values()) <= max(10, 0.1 * result.kept.height)
     sources = set(result.kept["source_ids"].list.get(0).str.split(":").list.get(1))
     assert {"acled", "yfinance", "fred", "manifold", "metaculus"} <= sources
+
+
+def test_a_family_whose_earlier_outcomes_agree_answers_by_its_base_rate():
+    """Decided from the members resolved before a question opens, never from its own answer."""
+    from pastcast.questions.templates import base_rate_answers
+
+    earlier = [question(f"old{i}", f"Will a vaccine have been developed for Disease{i} by 2025-01-01?", "No",
+                        "2024-07-01", "2024-12-01", answer_type="binary", source_kind="market") for i in range(12)]
+    later = [question(f"new{i}", f"Will a vaccine have been developed for Illness{i} by 2026-01-01?", answer,
+                      "2025-01-01", "2025-12-01", answer_type="binary", source_kind="market")
+             for i, answer in enumerate(["No", "Yes"])]
+    result = base_rate_answers(frame(earlier + later, QUESTIONS))
+    # both later questions go, the surprise too; the earlier ones had no earlier members
+    assert {d.item_id for d in result.drops} == {"new0", "new1"}
+    assert {d.reason for d in result.drops} == {"base_rate_answers"}
+    assert "12 of the 12" in result.drops[0].detail
+    mixed = earlier[:6] + [{**q, "answer": "Yes"} for q in earlier[6:]] + later
+    assert not base_rate_answers(frame(mixed, QUESTIONS)).drops  # 50% is no base rate
+    few = earlier[:5] + later
+    assert not base_rate_answers(frame(few, QUESTIONS)).drops  # too few to count
+    off = base_rate_answers(frame(earlier + later, QUESTIONS), TemplateCapConfig(max_base_rate=None))
+    assert not off.drops

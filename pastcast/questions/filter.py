@@ -38,7 +38,7 @@ from pastcast.questions.leakage import cross_leaks, find_pairs, self_leaks
 from pastcast.questions.question_dedup import QuestionDedupConfig, merge_duplicates
 from pastcast.questions.revision import RevisionConfig, revise_resolution_dates
 from pastcast.questions.steps import Evidence, StepResult
-from pastcast.questions.templates import TemplateCapConfig, cap_families
+from pastcast.questions.templates import TemplateCapConfig, template_steps
 from pastcast.questions.validate import ValidateConfig, validate
 from pastcast.schemas import QUESTION_EVIDENCE, QUESTIONS, complete
 
@@ -107,7 +107,7 @@ def filter_questions(candidates: pl.DataFrame, articles: pl.DataFrame, config: F
             ("dedup", lambda qs: merge_duplicates(qs, config.dedup)),
             ("revision", revise),
             ("cross_leak", cross_leaks),
-            ("template_cap", lambda qs: cap_families(qs, config.templates)),
+            ("template_cap", lambda qs: template_steps(qs, config.templates)),
         ]
         if config.difficulty.enabled:
             steps.append(("difficulty", lambda qs: difficulty_filter(qs, index, llm_settings, config.difficulty)))

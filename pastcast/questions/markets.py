@@ -26,6 +26,7 @@ from pastcast.io import stable_id
 from pastcast.questions.deadlines import known_from, named_deadline
 from pastcast.questions.extractive import category_of
 from pastcast.questions.market_text import as_of
+from pastcast.questions.near_certain import NearCertainConfig, near_certain
 from pastcast.schemas import QUESTIONS, frame
 
 STAGE = "generate"
@@ -44,6 +45,7 @@ class MarketQuestionConfig:
     horizon_days: int | None = None  # open this long before resolution; None: at creation
     min_window_days: int = 7
     numeric_buckets: int = 5  # 0 drops numeric and date markets instead of bucketing them
+    near_certain: NearCertainConfig = NearCertainConfig()  # share None: keep near-certain questions
 
 
 def _label(value: float, is_date: bool) -> str:
@@ -120,8 +122,11 @@ def _criteria(m: dict, options: list[str]) -> str:
     return stated or f"Resolves to one of: {', '.join(options)}, as the market resolved."
 
 
-def market_questions(markets: pl.DataFrame, config: MarketQuestionConfig = MarketQuestionConfig()
-                     ) -> tuple[pl.DataFrame, pl.DataFrame]:
+def market_questions(markets: pl.DataFrame, config: MarketQuestionConfig = MarketQuestionConfig(),
+                     prices: pl.DataFrame | None = None) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Questions from the resolved markets, and a drop for every other market. With the
+    markets' ``prices``, questions the price all but settled for most of their window are
+    dropped (``near_certain``, ``pastcast.questions.near_certain``)."""
     rows, drops = [], []
     for m in markets.sort("market_id").iter_rows(named=True):
         def drop(reason: str, detail: str = "") -> None:
@@ -173,7 +178,15 @@ def market_questions(markets: pl.DataFrame, config: MarketQuestionConfig = Marke
             "generator": GENERATOR,
             "category": category_of(m["question"]),
         })
-    return frame(rows, QUESTIONS), drops_frame(drops)
+    questions = frame(rows, QUESTIONS)
+    if prices is not None:
+        settled = near_certain(questions, prices, config.near_certain)
+        market_of = dict(zip(questions["question_id"], questions["source_ids"].list.first()))
+        title_of = dict(zip(questions["question_id"], questions["title"]))
+        drops += [Drop(market_of[qid], "market", STAGE, "near_certain", f"{title_of[qid]} ({why})")
+                  for qid, why in sorted(settled.items())]
+        questions = questions.filter(~pl.col("question_id").is_in(list(settled)))
+    return questions, drops_frame(drops)
 
 
 def market_question_problems(questions: pl.DataFrame, markets: pl.DataFrame) -> list[str]:

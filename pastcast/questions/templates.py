@@ -8,7 +8,8 @@ title with its numbers, dates, quoted strings and capitalised names masked; ``ca
 keeps at most ``max_share`` of the kept questions from any one family (never fewer than
 ``min_per_family``, so a small snapshot keeps its few look-alike questions), choosing the kept
 ones by a stable hash of their id (the same choice on every run, spread over the family); the
-rest are ``template_family_cap`` drops. Only market-sourced questions (``source_kind`` market:
+rest are ``template_family_cap`` drops. Before the cap, ``base_rate_answers`` drops a question
+its family's earlier outcomes answer (the same answer at least 95% of the time). Only market-sourced questions (``source_kind`` market:
 prediction markets and data series) are grouped and capped: masking names would merge distinct
 news questions ("Who will win the Super Bowl?", "... the World Cup?") into one family.
 """
@@ -37,6 +38,10 @@ _NAMES = re.compile(r"N(?:\s+N)+")  # consecutive capitalised words are one name
 class TemplateCapConfig:
     max_share: float | None = 0.1  # of the kept questions, per family; None: no cap
     min_per_family: int = 10
+    # a family whose questions resolved before this one opens gave one answer this often
+    # answers it by its base rate; None: no such drop
+    max_base_rate: float | None = 0.95
+    base_rate_min_resolved: int = 10  # resolved members needed before a base rate counts
 
 
 _JOINED_NAMES = re.compile(r"N(?:\s*[–—-]\s*N)+")  # "Heathrow – London" is one name
@@ -48,6 +53,36 @@ def template_family(title: str) -> str:
     # a capital in any cased script (Latin, Cyrillic, Greek, ...); scripts without case keep their names
     masked = _NAMES.sub("N", _WORD.sub(lambda w: "N" if w[0][0].isupper() else w[0], masked))
     return " ".join(_JOINED_NAMES.sub("N", masked).split())
+
+
+def base_rate_answers(questions: pl.DataFrame, config: TemplateCapConfig = TemplateCapConfig()) -> StepResult:
+    """Drop a market or dataset question when its template family's questions that resolved
+    before it opens (what a forecaster could count) gave one answer at least ``max_base_rate``
+    of the time, over at least ``base_rate_min_resolved`` of them (reason
+    ``base_rate_answers``). Decided from the earlier members alone, never from the question's
+    own answer (keeping only the surprises would bias the benchmark)."""
+    if config.max_base_rate is None or questions.is_empty():
+        return StepResult(questions)
+    families: dict[str, list[tuple]] = defaultdict(list)
+    rows = [q for q in questions.iter_rows(named=True) if q.get("source_kind") == "market"]
+    for q in rows:
+        families[template_family(q["title"])].append((q["resolution_date"], q["answer"]))
+    result = StepResult(frame([], QUESTIONS))
+    dropped = set()
+    for q in rows:
+        family = template_family(q["title"])
+        earlier = [a for day, a in families[family] if day is not None and q["open_date"] is not None
+                   and day <= q["open_date"]]
+        if len(earlier) < config.base_rate_min_resolved:
+            continue
+        answer, n = max(((a, earlier.count(a)) for a in set(earlier)), key=lambda an: (an[1], str(an[0])))
+        if n / len(earlier) >= config.max_base_rate:
+            dropped.add(q["question_id"])
+            result.drop(q["question_id"], STAGE, "base_rate_answers",
+                        f"{n} of the {len(earlier)} questions of the template {family!r} resolved by "
+                        f"{q['open_date']} were {answer!r}")
+    result.kept = questions.filter(~pl.col("question_id").is_in(list(dropped)))
+    return result
 
 
 def _order(question_id: str) -> str:
@@ -88,3 +123,10 @@ def cap_families(questions: pl.DataFrame, config: TemplateCapConfig = TemplateCa
                         f"{len(members)} questions of the template {family!r}, at most {cap} kept")
     result.kept = questions.filter(pl.col("question_id").is_in(list(kept_ids)))
     return result
+
+
+def template_steps(questions: pl.DataFrame, config: TemplateCapConfig = TemplateCapConfig()) -> StepResult:
+    """The filter's template stage: ``base_rate_answers`` then ``cap_families``."""
+    answered = base_rate_answers(questions, config)
+    capped = cap_families(answered.kept, config)
+    return StepResult(capped.kept, answered.drops + capped.drops, answered.evidence + capped.evidence)
