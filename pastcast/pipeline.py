@@ -31,7 +31,8 @@ from pastcast.questions.audit import render_audit
 from pastcast.questions.filter import FilterConfig, filter_questions
 from pastcast.questions.generate import GenerationRun, generate_questions, write_generation
 from pastcast.questions.markets import MarketQuestionConfig, market_questions
-from pastcast.schemas import ARTICLES, MARKET_PRICES, MARKETS, POSTS, QUESTION_EVIDENCE, QUESTIONS, empty, scan_parts
+from pastcast.schemas import (ARTICLES, MARKET_PRICES, MARKETS, POSTS, QUESTION_EVIDENCE, QUESTION_QUALITY, QUESTIONS,
+                              empty, scan_parts)
 from pastcast.snapshot import write_snapshot
 from pastcast.sources.markets import MARKET_FORMATS
 from pastcast.sources.social import SOCIAL_FORMATS
@@ -321,6 +322,7 @@ def filter_questions_stage(work_dir: Path, config: FilterConfig | None = None, j
     return StageReport("filter", candidates.height, run.questions.height, counts_by_reason(drops), {
         "questions": _write(work_dir, "questions", run.questions),
         "question_evidence": _write(work_dir, "question_evidence", run.evidence_frame()),
+        "question_quality": _write(work_dir, "question_quality", run.quality_frame()),
         "audit": str(write_text(audit, work_dir / "audit.md")),
         "drops": _write_drops(work_dir, "filter", drops)},
         {"stages": {s["stage"]: {k: v for k, v in s.items() if k != "stage"} for s in run.stages},
@@ -367,6 +369,7 @@ def snapshot(work_dir: Path, snapshots_dir: Path, name: str, inputs: list[Path],
         "posts": _table(work_dir, "posts", POSTS),
         "drops": drops,
         "question_evidence": _table(work_dir, "question_evidence", QUESTION_EVIDENCE),
+        "question_quality": _table(work_dir, "question_quality", QUESTION_QUALITY),
     }
     reports = {p.stem: json.loads(p.read_text()) for p in sorted((work_dir / "reports").glob("*.json"))}
     audit = work_dir / "audit.md"

@@ -118,6 +118,12 @@ QUESTION_EVIDENCE = {  # why the question filter dropped, revised, merged or pai
     "detail": pl.String,
 }
 
+QUESTION_QUALITY = {  # the quality audit's flags on kept questions (pastcast.questions.quality)
+    "question_id": pl.String,
+    "flag": pl.String,
+    "detail": pl.String,
+}
+
 TABLES: dict[str, Mapping[str, pl.DataType]] = {
     "articles": ARTICLES,
     "questions": QUESTIONS,
@@ -126,6 +132,7 @@ TABLES: dict[str, Mapping[str, pl.DataType]] = {
     "posts": POSTS,
     "drops": DROPS,
     "question_evidence": QUESTION_EVIDENCE,
+    "question_quality": QUESTION_QUALITY,
 }
 
 

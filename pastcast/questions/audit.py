@@ -8,6 +8,7 @@ from collections import Counter, defaultdict
 from datetime import datetime, timezone
 
 import pastcast
+from pastcast.questions.quality import render_quality
 
 MAX_SPAN = 300
 
@@ -70,6 +71,7 @@ def render_audit(run, title: str = "Question filter audit") -> str:
             lines.append(f"- {question_line(d.item_id)}: {_cell(d.detail)}")
             lines += evidence_lines(e for e in evidence.get(d.item_id, []) if e.stage == stage and e.action != "pair")
         lines.append("")
+    lines += [*render_quality(run.questions, run.quality_frame()), ""]
     merges = [e for e in run.evidence if e.action == "merge"]
     if merges:
         lines += [f"## Merged duplicates ({len(merges):,})", ""]

@@ -38,6 +38,7 @@ from pastcast.questions.leakage import cross_leaks, find_pairs, self_leaks
 from pastcast.questions.question_dedup import QuestionDedupConfig, merge_duplicates
 from pastcast.questions.revision import RevisionConfig, revise_resolution_dates
 from pastcast.questions.steps import Evidence, StepResult
+from pastcast.questions.quality import quality_flags
 from pastcast.questions.templates import TemplateCapConfig, template_steps
 from pastcast.questions.validate import ValidateConfig, validate
 from pastcast.schemas import QUESTION_EVIDENCE, QUESTIONS, complete
@@ -64,6 +65,12 @@ class FilterRun:
     decided_by: str  # what decided the revision evidence: the lexical rule or an LLM judge
     candidates: pl.DataFrame  # the input, for the audit report's question texts
     config: dict = field(default_factory=dict)
+    quality: pl.DataFrame | None = None  # flags on the kept questions (pastcast.questions.quality)
+
+    def quality_frame(self) -> pl.DataFrame:
+        if self.quality is None:
+            self.quality = quality_flags(self.questions)
+        return self.quality
 
     def drops_frame(self) -> pl.DataFrame:
         return drops_frame(self.drops)
@@ -142,6 +149,7 @@ def write_filter_run(run: FilterRun, out_dir: str | Path, title: str = "Question
         "questions": write_parquet(run.questions, out_dir / "questions.parquet"),
         "drops": write_parquet(drops.cast(FILTER_DROPS), out_dir / "drops.parquet"),
         "evidence": write_parquet(run.evidence_frame(), out_dir / "evidence.parquet"),
+        "quality": write_parquet(run.quality_frame(), out_dir / "quality.parquet"),
         "audit": write_text(render_audit(run, title), out_dir / "audit.md"),
     }
 

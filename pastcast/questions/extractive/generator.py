@@ -78,8 +78,9 @@ def generate_extractive(articles: pl.DataFrame, config: GenerateConfig = Generat
             "question_id": stable_id(normalise(title), normalise(outcome.answer), art["article_id"]),
             "title": title,
             "background": background,
-            "resolution_criteria": f"{_timed_text(outcome.criteria, resolution)} The question "
-                                   f"resolves on {resolution.isoformat()}.",
+            # the source of truth: the news reports of the outcome (this article was one)
+            "resolution_criteria": f"{_timed_text(outcome.criteria, resolution)} As reported in the "
+                                   f"news; the question resolves on {resolution.isoformat()}.",
             "answer": outcome.answer,
             "answer_aliases": list(outcome.aliases),
             "answer_type": outcome.answer_type,

@@ -1,0 +1,124 @@
+"""A question quality audit: rule-based flags on the questions a filter run keeps.
+
+The leak, duplicate and revision steps drop what breaks the benchmark's time rules; a kept
+question can still be hard to grade. Each flag is a row of the ``question_quality`` table
+(``question_id, flag, detail``) and a line of the audit report; a question with no flag counts
+as verifiable and unambiguous (the share the audit reports; FutureSearch reports about 96% for
+its automated generator, judged by people).
+
+Flags (``FLAGS``):
+
+- ``no_source_of_truth``: the resolution criteria name no source or report to settle it
+  (``SOURCE_CUES``: "according to", "as reported", "official", a URL, "the market", ...).
+- ``several_answers_accepted``: the criteria accept more than one answer ("either ... or",
+  "and/or", "any of", "one or more of").
+- ``vague_time_frame``: neither the title nor the criteria name a year, a month, a date or a
+  deadline ("soon", "eventually" or no time at all).
+- ``sole_candidate``: the question lists one real option only: nothing to choose between.
+- ``answer_not_an_option``: it lists options and the answer is none of them.
+- ``yes_no_mismatch``: a binary answer to a title that asks who, what, which, when, where or
+  how many (not "What is the probability that ...?", a yes/no question), or a free-form answer to a title that asks a yes/no question ("Will ...?").
+
+English cues (the generators write English criteria; peer sets mostly do too): a question in
+another language is never flagged for its wording (``no_source_of_truth`` and ``vague_time_frame``
+are left out for it), only for its structure.
+"""
+
+from __future__ import annotations
+
+import re
+
+import polars as pl
+
+from pastcast.matching import PLACEHOLDERS, matches
+from pastcast.text import normalise
+from pastcast.schemas import QUESTION_QUALITY as QUALITY
+from pastcast.text.vocabulary import BINARY_ANSWERS, MONTHS
+
+FLAGS = ("no_source_of_truth", "several_answers_accepted", "vague_time_frame", "sole_candidate",
+         "answer_not_an_option", "yes_no_mismatch")
+
+SOURCE_CUES = re.compile(
+    r"(?i)\b(according to|as reported|reported by|reports?|official(?:ly)?|announce[sd]?|announcement|"
+    r"published|statement|data|source|website|results?|records?|confirmed|the market|as the market|"
+    r"resolves? to the outcome|resolution of|per)\b|https?://|www\.")
+SEVERAL = re.compile(r"(?i)\beither\b.+\bor\b|\band/or\b|\bany of\b|\bone or more of\b")
+TIME = re.compile(rf"(?i)\b(?:19|20)\d\d\b|\b(?:{'|'.join(MONTHS)})\b|\d{{4}}-\d\d-\d\d|\b(?:by|before|until|"
+                  rf"within|next|this) (?:week|month|year|quarter|season|the end)\b|\b(?:today|tomorrow)\b")
+WH_TITLE = re.compile(r"(?i)^\W*(?:\[[^\]]*\]\s*)?(who|what|which|when|where|how many|how much)\b"
+                      r"(?!\s+(?:is|are)\s+the\s+(?:probability|chance|likelihood|odds)s?\b)")
+YES_NO_TITLE = re.compile(r"(?i)^\W*(?:\[[^\]]*\]\s*)?(will|is|are|does|do|did|has|have|can|could|would|"
+                          r"should|shall)\b")
+ENGLISH = re.compile(r"(?i)\b(the|will|who|what|which|be|of|to|in)\b")
+
+
+def _is_english(text: str) -> bool:
+    return len(ENGLISH.findall(text)) >= 2 and text.isascii() or len(ENGLISH.findall(text)) >= 3
+
+
+def _real_options(options) -> list[str]:
+    return [o for o in (options or []) if o and normalise(o) not in PLACEHOLDERS]
+
+
+def question_flags(q: dict) -> list[tuple[str, str]]:
+    """(flag, detail) of one question (see the module doc)."""
+    title, criteria = q.get("title") or "", q.get("resolution_criteria") or ""
+    answer, kind = q.get("answer") or "", q.get("answer_type") or ""
+    binary = kind == "binary" or normalise(answer) in BINARY_ANSWERS
+    english = _is_english(f"{title} {criteria}")
+    flags = []
+    if english and not SOURCE_CUES.search(criteria):
+        flags.append(("no_source_of_truth", f"criteria: {criteria[:120]!r}"))
+    if m := SEVERAL.search(criteria):
+        flags.append(("several_answers_accepted", f"criteria: {m.group(0)[:120]!r}"))
+    if english and not TIME.search(f"{title} {criteria}"):
+        flags.append(("vague_time_frame", "no year, month, date or deadline in the title or criteria"))
+    options = _real_options(q.get("candidate_outcomes"))
+    if not binary and len(options) == 1:
+        flags.append(("sole_candidate", f"one option: {options[0]!r}"))
+    if options and not any(matches(o, answer, q.get("answer_aliases") or []) or o == answer for o in options):
+        flags.append(("answer_not_an_option", f"answer {answer!r} not among {len(options)} options"))
+    if binary and (m := WH_TITLE.match(title)):
+        flags.append(("yes_no_mismatch", f"a yes/no answer to a {m.group(1).lower()!r} question"))
+    elif not binary and not options and YES_NO_TITLE.match(title):
+        flags.append(("yes_no_mismatch", f"answer {answer!r} ({kind or 'untyped'}) to a yes/no question"))
+    return flags
+
+
+def quality_flags(questions: pl.DataFrame) -> pl.DataFrame:
+    """The ``question_quality`` table: one row per flag of each question."""
+    rows = [{"question_id": q["question_id"], "flag": flag, "detail": detail}
+            for q in questions.iter_rows(named=True) for flag, detail in question_flags(q)]
+    return pl.DataFrame(rows, schema=QUALITY) if rows else pl.DataFrame(schema=QUALITY)
+
+
+def quality_summary(questions: pl.DataFrame, flags: pl.DataFrame) -> dict:
+    """Counts per flag and the share of questions with none (verifiable and unambiguous)."""
+    flagged = set(flags["question_id"])
+    n = questions.height
+    return {"questions": n, "flagged": len(flagged),
+            "unflagged_share": (n - len(flagged)) / n if n else None,
+            "by_flag": {f: int((flags["flag"] == f).sum()) for f in FLAGS}}
+
+
+def render_quality(questions: pl.DataFrame, flags: pl.DataFrame, limit: int = 20) -> list[str]:
+    """The audit report's quality section (Markdown lines)."""
+    s = quality_summary(questions, flags)
+    share = f"{s['unflagged_share']:.1%}" if s["unflagged_share"] is not None else "-"
+    lines = ["## Question quality", "",
+             f"{s['questions'] - s['flagged']:,} of {s['questions']:,} kept questions carry no flag "
+             f"(verifiable and unambiguous by these rules): **{share}**. Rules: "
+             "`pastcast.questions.quality`; English cues, structure checks in every language.", "",
+             "| flag | questions |", "|---|---:|"]
+    lines += [f"| {f} | {n:,} |" for f, n in s["by_flag"].items()]
+    titles = dict(zip(questions["question_id"], questions["title"]))
+    for f in FLAGS:
+        rows = flags.filter(pl.col("flag") == f)
+        if rows.height:
+            lines += ["", f"### {f} ({rows.height:,})", ""]
+            for qid, detail in rows.select("question_id", "detail").head(limit).iter_rows():
+                title = " ".join((titles.get(qid) or qid).split()).replace("|", "\\|")
+                lines.append(f"- **{title}** (`{qid}`): {' '.join(detail.split())}")
+            if rows.height > limit:
+                lines.append(f"- and {rows.height - limit:,} more (the `question_quality` table)")
+    return lines
