@@ -70,3 +70,49 @@ def test_the_quality_table_is_in_the_filter_output_and_the_snapshot(tmp_path):
     assert set(quality["question_id"]) <= set(questions["question_id"])
     assert "## Question quality" in (folder / "audit.md").read_text(encoding="utf-8")
     assert manifest_matches_files(folder).passed
+
+
+def test_the_llm_pass_flags_what_the_model_rejects_through_the_real_client(tmp_path):
+    """Against the loopback OpenAI-compatible server: litellm's request and the JSON reply run
+    as with a hosted model; a 'no' is a flag with the model's reason, a broken reply no flag."""
+    import json
+
+    from openai_server import OpenAIServer, completion
+    from pastcast.llm import LLMSettings
+    from pastcast.questions.quality_llm import llm_quality_flags
+
+    vague = {**CLEAN, "question_id": "vague", "title": "Who will matter most at Norhaven Rail in 2026?"}
+    broken = {**CLEAN, "question_id": "broken", "title": "Who will chair Norhaven Rail's board in 2026?"}
+
+    def script(body, n):
+        user = body["messages"][1]["content"]
+        if "matter most" in user:
+            return completion(json.dumps({"verifiable": False, "unambiguous": False,
+                                          "reason": "'matter most' has no agreed measure"}))
+        if "board" in user:
+            return completion("not json")
+        return completion(json.dumps({"verifiable": True, "unambiguous": True, "reason": ""}))
+
+    with OpenAIServer(script) as server:
+        settings = LLMSettings(model="openai/test-model", api_base=server.url, api_key="k",
+                               cache_dir=tmp_path / "cache", backoff_base=0.01)
+        qs = frame([CLEAN, vague, broken], QUESTIONS)
+        flags = llm_quality_flags(qs, settings)
+        assert server.requests  # the real client reached the server
+    got = {(r["question_id"], r["flag"]) for r in flags.iter_rows(named=True)}
+    assert {("vague", "llm_unverifiable"), ("vague", "llm_ambiguous")} <= got
+    assert not any(q == "clean" for q, _ in got)
+    assert ("broken", "llm_no_verdict") in got
+    summary = quality_summary(qs, flags)
+    assert summary["flagged"] == 1 and summary["by_flag"]["llm_no_verdict"] == 1  # no verdict is no flag
+    assert "matter most" in "\n".join(render_quality(qs, flags))
+
+
+def test_the_llm_pass_needs_a_model():
+    from evalkit import article, ts
+    from pastcast.questions.filter import FilterConfig, filter_questions
+    from pastcast.schemas import ARTICLES
+
+    arts = frame([article("a", "News", "Nothing happened.", ts("2026-02-01"))], ARTICLES)
+    with pytest.raises(ValueError, match="needs an LLM"):
+        filter_questions(frame([CLEAN], QUESTIONS), arts, FilterConfig(quality_llm=True))

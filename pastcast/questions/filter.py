@@ -54,6 +54,7 @@ class FilterConfig:
     revision: RevisionConfig = RevisionConfig()
     difficulty: DifficultyConfig = DifficultyConfig()
     templates: TemplateCapConfig = TemplateCapConfig()
+    quality_llm: bool = False  # the quality audit's optional LLM pass (flags, never drops)
 
 
 @dataclass
@@ -89,9 +90,11 @@ def filter_questions(candidates: pl.DataFrame, articles: pl.DataFrame, config: F
     """Run every step over ``candidates``; ``articles`` is the corpus searched for early
     reports (its date-gated index is built in a temporary folder unless ``index`` is given).
     ``judge`` confirms revision evidence (None: the lexical rule decides); ``llm_settings`` is
-    needed only when a difficulty filter is on."""
+    needed only when a difficulty filter or the quality audit's LLM pass is on."""
     if config.difficulty.enabled and llm_settings is None:
         raise ValueError("the difficulty filters need an LLM: pass a model (--difficulty-model)")
+    if config.quality_llm and llm_settings is None:
+        raise ValueError("the quality audit's LLM pass needs an LLM: pass a model (--model)")
     questions = complete(candidates, QUESTIONS)
     tmp = None
     try:
@@ -133,11 +136,17 @@ def filter_questions(candidates: pl.DataFrame, articles: pl.DataFrame, config: F
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
     decided_by = revision_box.get("decided_by") or ("LLM judge" if judge else "lexical rule")
+    quality = quality_flags(questions)
+    if config.quality_llm:
+        from pastcast.questions.quality_llm import llm_quality_flags
+
+        quality = pl.concat([quality, llm_quality_flags(questions, llm_settings)])
     return FilterRun(questions, drops, evidence, stages, decided_by, complete(candidates, QUESTIONS), {
         "validate": {k: (sorted(v) if isinstance(v, frozenset) else str(v) if v is not None else None)
                      for k, v in asdict(config.validate).items()},
         "dedup": asdict(config.dedup), "revision": asdict(config.revision),
-        "difficulty": asdict(config.difficulty), "templates": asdict(config.templates)})
+        "difficulty": asdict(config.difficulty), "templates": asdict(config.templates),
+        "quality_llm": config.quality_llm}, quality)
 
 
 def write_filter_run(run: FilterRun, out_dir: str | Path, title: str = "Question filter audit") -> dict[str, Path]:

@@ -37,6 +37,9 @@ from pastcast.text.vocabulary import BINARY_ANSWERS, MONTHS
 
 FLAGS = ("no_source_of_truth", "several_answers_accepted", "vague_time_frame", "sole_candidate",
          "answer_not_an_option", "yes_no_mismatch")
+# the optional LLM pass (pastcast.questions.quality_llm); no verdict is no flag on the question
+LLM_FLAGS = ("llm_unverifiable", "llm_ambiguous")
+NO_VERDICT = "llm_no_verdict"
 
 SOURCE_CUES = re.compile(
     r"(?i)\b(according to|as reported|reported by|reports?|official(?:ly)?|announce[sd]?|announcement|"
@@ -94,11 +97,12 @@ def quality_flags(questions: pl.DataFrame) -> pl.DataFrame:
 
 def quality_summary(questions: pl.DataFrame, flags: pl.DataFrame) -> dict:
     """Counts per flag and the share of questions with none (verifiable and unambiguous)."""
-    flagged = set(flags["question_id"])
+    flagged = set(flags.filter(pl.col("flag") != NO_VERDICT)["question_id"])
     n = questions.height
+    present = [f for f in (*LLM_FLAGS, NO_VERDICT) if (flags["flag"] == f).any()]
     return {"questions": n, "flagged": len(flagged),
             "unflagged_share": (n - len(flagged)) / n if n else None,
-            "by_flag": {f: int((flags["flag"] == f).sum()) for f in FLAGS}}
+            "by_flag": {f: int((flags["flag"] == f).sum()) for f in (*FLAGS, *present)}}
 
 
 def render_quality(questions: pl.DataFrame, flags: pl.DataFrame, limit: int = 20) -> list[str]:
@@ -108,11 +112,13 @@ def render_quality(questions: pl.DataFrame, flags: pl.DataFrame, limit: int = 20
     lines = ["## Question quality", "",
              f"{s['questions'] - s['flagged']:,} of {s['questions']:,} kept questions carry no flag "
              f"(verifiable and unambiguous by these rules): **{share}**. Rules: "
-             "`pastcast.questions.quality`; English cues, structure checks in every language.", "",
+             "`pastcast.questions.quality`; English cues, structure checks in every language"
+             + ("; with the LLM pass (`llm_*` flags)." if any(f.startswith("llm_") for f in s["by_flag"]) else
+                "; no LLM pass (`questions filter --quality-llm`)."), "",
              "| flag | questions |", "|---|---:|"]
     lines += [f"| {f} | {n:,} |" for f, n in s["by_flag"].items()]
     titles = dict(zip(questions["question_id"], questions["title"]))
-    for f in FLAGS:
+    for f in s["by_flag"]:
         rows = flags.filter(pl.col("flag") == f)
         if rows.height:
             lines += ["", f"### {f} ({rows.height:,})", ""]
