@@ -31,14 +31,27 @@ sentence of it (its headline, or a sentence of a line of its body; link lines su
    the question's open..resolution span); when the title names a month and the sentence
    names months, one of them is the title's month. "The rate has stood at 3.50% since
    October" is no answer to a January decision, "X, who won the cup in 2019" none for 2026;
-4. reads as a settled outcome: a past-tense (or headline-present) outcome cue, ``OUTCOME``
-   in ``lexical`` (won, elected, appointed, named, chosen, resigned, ruled, set/held ... at <number>,
-   cut/raised ... to <number>, rose, fell, came in at, announced, confirmed, defeated, beat,
-   clinched, crowned, ...);
-5. and has no hedge or preview cue, ``HEDGE`` in ``lexical`` (will, would, could, may, might,
-   expected, likely, favourite, poll, candidate(s), shortlist, nominated, hopes, aims, bid to,
-   running for, if, whether, not, interim, semi-final, reach the final, runner-up, ...), and
-   is not a question. Previews that name the candidates are the common case and never count.
+4. reads as a settled outcome with the answer in its place (``settled``): a past-tense (or
+   headline-present) outcome cue, ``OUTCOME`` in ``lexical`` (won, elected, appointed, named,
+   chosen, resigned, ruled, set/held ... at <number>, cut/raised ... to <number>, rose, fell, came
+   in at, announced, confirmed, defeated, beat, clinched, crowned, found guilty, ...), or a report
+   that the outcome is settled AHEAD OF ITS FORMAL DATE, ``cues.CUES`` ("confirmed that X will
+   take over as", "X is set to become", "X will be named", "agreed to appoint X", "X has been
+   chosen to succeed", final results before certification, and in German, French, Spanish,
+   Russian, Chinese and Japanese: "wird ... übernehmen", "prendra la direction", "asumirá",
+   "займёт пост", "将出任"): the answer is known from that article's day. The answer (or an
+   alias) must be in the cue's slot: the subject of a winner's verb or of a settled-in-advance
+   cue, the object of a decider's verb ("the board appointed X"), the value of a number cue;
+   never the predecessor, the loser, the announcer or a possessive ("succeeding X", "defeating
+   X", "X confirmed that Y will", "X's deputy");
+5. and has no hedge or preview cue, ``HEDGE`` in ``lexical`` and ``cues.HEDGE_OTHER`` (would,
+   could, may, might, expected, likely, favourite, among, tipped, in talks, sources, reportedly,
+   poll, candidate(s), shortlist, nominated, hopes, aims, bid to, running for, if, whether, not,
+   interim, semi-final, reach the final, runner-up, ...; "will" too, except the future-tense
+   words a settled-in-advance cue licenses and formalities such as "will be sworn in", "the
+   deal is expected to close"), and is not a question. Previews that name the candidates are
+   the common case and never count. Measured on a labelled set of 267 sentences
+   (``tests/data/early_answers.jsonl``, bench/README.md "Early answers").
 
 Also never counted: articles published on or after the resolution date (the search gate
 excludes them), and the question's own source articles when published on/after it. Articles
@@ -58,18 +71,19 @@ Which decided is recorded twice: ``RevisionResult.decided_by`` ("lexical rule" o
 "LLM judge (<model>)"; ``decided_by(judge)`` computes it up front for a report) and each
 ``Evidence.detail``.
 
-The package: ``lexical`` (the lexical rule), ``judge`` (the judge protocol and ``LLMJudge``)
-and ``step`` (``revise_resolution_dates``).
+The package: ``lexical`` (the lexical rule), ``settled`` (rules 4 and 5 with the answer's
+place) and ``cues`` (their words in every language), ``judge`` (the judge protocol and
+``LLMJudge``; its prompt states the same rule) and ``step`` (``revise_resolution_dates``).
 """
 
 from pastcast.questions.revision.judge import (SCHEMAS, ArticleRef, Judge, JudgeItem, LeakVerdict, LLMJudge,
                                                Verdict, decided_by)
 from pastcast.questions.revision.lexical import (EXTRA_STOPWORDS, HEDGE, LEXICAL, LINK_LINE, OUTCOME,
-                                                 answer_names, article_sentences, is_settled, key_terms)
+                                                 answer_names, article_sentences, is_settled, key_terms, settles)
 from pastcast.questions.revision.step import (DROP_REASON, STAGE, RevisionConfig, RevisionResult,
                                               revise_resolution_dates)
 
 __all__ = ["DROP_REASON", "EXTRA_STOPWORDS", "HEDGE", "LEXICAL", "LINK_LINE", "OUTCOME", "SCHEMAS", "STAGE",
            "ArticleRef", "Judge", "JudgeItem", "LLMJudge", "LeakVerdict", "RevisionConfig", "RevisionResult",
            "Verdict", "answer_names", "article_sentences", "decided_by", "is_settled", "key_terms",
-           "revise_resolution_dates"]
+           "revise_resolution_dates", "settles"]

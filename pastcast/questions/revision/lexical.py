@@ -1,6 +1,7 @@
 """The lexical rule: does one sentence of an article already state a question's answer as a
 settled outcome? Rules 1-5 of ``pastcast.questions.revision``: the answer, enough key terms of
-the title, the question's period, an outcome cue (``OUTCOME``) and no hedge (``HEDGE``)."""
+the title, the question's period, an outcome cue (``OUTCOME``, or one settled ahead of its formal
+date: ``cues.CUES``) with the answer in its place (``settled``) and no hedge (``HEDGE``)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from pastcast.questions.revision.cues import CONFIRMATION, CUES
+from pastcast.questions.revision.settled import blank, hedged, licensed, mention_spans, settling_cues
 from pastcast.search.index import ANALYZER
 from pastcast.search.keywords import STOPWORDS, keywords
 from pastcast.text import contains_phrase, normalise, phrase_tokens, searchable, sentences
@@ -34,7 +37,9 @@ OUTCOME = re.compile(
     r"\b(?:won|wins|beat|beats|defeated|defeats|defeating|ousted|ousts|unseated|"
     r"elected|re-elected|elects|appointed|appoints|named|chosen|chose|chooses|selected|selects|picked|"
     r"crowned|awarded|clinched|secured|declared|resigned|resigns|stepped\s+down|steps\s+down|quit|quits|"
-    r"ruled|voted|approved|rejected|announced|confirmed|succeeded|opted\s+for|opts\s+for|settled\s+on|"
+    r"ruled|voted|approved|rejected|announced|confirmed|proclaimed|succeeded|opted\s+for|opts\s+for|"
+    r"settled\s+on|"
+    r"found\s+(?:\S+\s+){0,3}?(?:guilty|liable|innocent)|acquitted|convicted|"
     r"claimed\s+(?:the|a|his|her|their|its)\s+(?:\S+\s+){0,3}?"
     r"(?:title|crown|prize|award|trophy|cup|victory|win|seat|medal|gold)|"
     r"took\s+(?:the\s+)?(?:\S+\s+){0,2}?(?:title|crown|prize|award|trophy|cup|gold|victory)|"
@@ -59,7 +64,18 @@ _OWN_HEDGES = (
     r"acting\s+(?:chief|head|president|director|governor|chair\w*|leader|ceo|manager|coach)|denied|"
     r"denies|runner-?up|semi-?finals?|quarter-?finals?|qualif\w*|"
     r"(?:reach|reached|reaches|reaching)\s+the\s+(?:\S+\s+){0,3}?final|"
-    r"(?:into|through\s+to)\s+the\s+(?:\S+\s+){0,3}?final"
+    r"(?:into|through\s+to)\s+the\s+(?:\S+\s+){0,3}?final|"
+    # previews of an appointment, a deal or a count: "is among the favourites", "is in talks to",
+    # "sources say", "according to people familiar", "leads with 60% of precincts reporting"
+    r"among|talks|sources?|people\s+familiar|person\s+(?:familiar|close)|according\s+to\s+"
+    r"(?:reports|media|people|a\s+person|sources|insiders)|insiders?|reports?|reported|linked|keen|approached|"
+    r"leads|leading|(?:is|are|narrowly|comfortably)\s+ahead|headed\s+for|close\s+to|emerged\s+as|weigh|weighs|"
+    r"weighing|leaning|discuss\w*|deciding|unclear|yet\s+to|needs?|mentioned|preparing|appears?|seen\s+as|"
+    r"asked|preliminary|provisional|partial|early\s+returns|quick\s+count|exit\s+polls?|precincts|bidders?|"
+    r"preferred|wants?|"
+    # unnamed sources and market talk: "the FT understands", "people briefed on", "investors bet that"
+    r"talk\s+(?:in|is|of)|understands|briefed|bets?\s+that|betting|speculat(?:e|es|ed|ing)|unnamed|anonymity|"
+    r"privately|not\s+authori[sz]ed"
 )
 _SHARED_HEDGES = phrases(HEDGES, gap=r"\s+")
 HEDGE = re.compile(rf"\b(?:{_SHARED_HEDGES}|{_OWN_HEDGES})\b|n['’]t\b", re.I)
@@ -97,10 +113,23 @@ def answer_names(question: dict) -> list[str]:
 
 
 def is_settled(sentence: str) -> bool:
-    """An outcome cue and no hedge or preview cue (rules 4 and 5)."""
+    """An outcome cue (past tense, or settled in advance: ``cues.CUES``) and no hedge or preview
+    cue (rules 4 and 5), whoever the outcome is about; ``settles`` also places the answer."""
     s = sentence.strip()
-    return (bool(OUTCOME.search(s)) and not HEDGE.search(s) and not _MAY.search(s)
-            and not s.endswith("?"))
+    if not OUTCOME.search(s) and not any(
+            c.pattern.search(s) and (not c.confirmed or CONFIRMATION.search(s)) for c in CUES):
+        return False
+    return not hedged(blank(s, licensed(s)), HEDGE, _MAY)
+
+
+def settles(sentence: str, names: Sequence[str]) -> bool:
+    """Rules 4 and 5 with the answer in its place: a cue whose slot holds the answer or an alias
+    (``names``), and no hedge once the cues' licensed words, formalities and the answer itself
+    are set aside (``pastcast.questions.revision.settled``)."""
+    s = sentence.strip()
+    if not settling_cues(s, names, OUTCOME):
+        return False
+    return not hedged(blank(s, [*licensed(s), *mention_spans(s, names)]), HEDGE, _MAY)
 
 
 def _years(text: str) -> set[int]:
@@ -148,6 +177,10 @@ class _Rule:
             if months and not months & self.months:
                 return False
         return True
+
+    def settles(self, sentence: str) -> bool:
+        """Rules 4 and 5 for this answer (``settles``)."""
+        return settles(sentence, self.names)
 
     def in_text(self, text: str) -> bool:
         """Maybe names the answer (no false negatives; cheap on long texts)."""

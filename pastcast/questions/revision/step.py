@@ -13,7 +13,7 @@ from pathlib import Path
 import polars as pl
 
 from pastcast.questions.revision.judge import ArticleRef, Judge, JudgeItem, _judge_all, decided_by
-from pastcast.questions.revision.lexical import LEXICAL, _Rule, article_sentences, is_settled
+from pastcast.questions.revision.lexical import LEXICAL, _Rule, article_sentences
 from pastcast.questions.steps import Evidence, StepResult
 from pastcast.search.index import ArticleIndex, Hit
 from pastcast.search.keywords import keywords
@@ -94,7 +94,7 @@ def _candidate(p: _Probe, hit: Hit) -> _Candidate | None:
     for s in article_sentences(hit.title, hit.text):
         if p.rule.mentions(s):
             mention.append(s)
-            if is_settled(s):
+            if p.rule.settles(s):
                 outcome.append(s)
     return _Candidate(p, hit, outcome, mention) if mention else None
 
