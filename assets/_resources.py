@@ -74,6 +74,7 @@ class QuestionGenerator(dg.ConfigurableResource):
     max_tokens: int | None = None  # per run; the budget for models with no known price
     concurrency: int | None = None  # requests in flight (the library's default: 8)
     per_day: int = 100  # articles sent to the LLM per day
+    select: str = "cues"  # which articles reach generation: cues, llm (a yes/no screen first), all
     horizon_days: int = 28
     cache_dir: str | None = None
 
@@ -87,7 +88,7 @@ class QuestionGenerator(dg.ConfigurableResource):
                                         cache_dir=Path(self.cache_dir) if self.cache_dir else None)
         return {"horizon_days": self.horizon_days, "llm_settings": settings,
                 "llm_config": LLMGenerateConfig(horizon_days=self.horizon_days,
-                                                select=SelectConfig(per_day=self.per_day))}
+                                                select=SelectConfig(per_day=self.per_day, mode=self.select))}
 
 
 class QuestionFilter(dg.ConfigurableResource):
@@ -99,6 +100,7 @@ class QuestionFilter(dg.ConfigurableResource):
     judge: bool = False  # confirm early-report evidence with an LLM (else the lexical rule decides)
     too_easy: bool = False
     label_noise: bool = False
+    quality_llm: bool = False  # the quality audit's LLM pass (flags only)
     model: str | None = None  # for the LLM parts
     api_base: str | None = None
     api_key: str | None = None
@@ -109,8 +111,9 @@ class QuestionFilter(dg.ConfigurableResource):
         """Keyword arguments of ``pipeline.filter_questions_stage``."""
         config = FilterConfig(validate=ValidateConfig(min_window_days=self.min_window_days),
                               revision=RevisionConfig(min_window_days=self.min_window_days),
-                              difficulty=DifficultyConfig(too_easy=self.too_easy, label_noise=self.label_noise))
-        if not (self.judge or self.too_easy or self.label_noise):
+                              difficulty=DifficultyConfig(too_easy=self.too_easy, label_noise=self.label_noise),
+                              quality_llm=self.quality_llm)
+        if not (self.judge or self.too_easy or self.label_noise or self.quality_llm):
             return {"config": config}
         settings = LLMSettings.from_env(model=self.model, api_base=self.api_base, api_key=self.api_key,
                                         max_cost_usd=self.max_cost_usd, max_tokens=self.max_tokens)
@@ -124,11 +127,12 @@ def _optional(name: str) -> str | None:
 
 def generator_from_env() -> QuestionGenerator:
     """PASTCAST_QUESTION_GENERATOR=llm turns the LLM on, PASTCAST_LLM_PER_DAY bounds the articles
-    sent to it per day and PASTCAST_LLM_CACHE moves its cache; the model, its endpoint and its
+    sent to it per day, PASTCAST_LLM_SELECT (cues, llm, all) chooses them and PASTCAST_LLM_CACHE moves its cache; the model, its endpoint and its
     budget (PASTCAST_LLM_MODEL, ...) are left to ``LLMSettings.from_env``."""
     return QuestionGenerator(
         generator=dg.EnvVar("PASTCAST_QUESTION_GENERATOR").get_value("extractive"),
         per_day=int(dg.EnvVar("PASTCAST_LLM_PER_DAY").get_value("100")),
+        select=dg.EnvVar("PASTCAST_LLM_SELECT").get_value("cues"),
         cache_dir=_optional("PASTCAST_LLM_CACHE"),
     )
 
@@ -138,12 +142,13 @@ def _flag(name: str) -> bool:
 
 
 def filter_from_env() -> QuestionFilter:
-    """PASTCAST_MIN_WINDOW_DAYS; PASTCAST_LEAK_JUDGE, PASTCAST_TOO_EASY, PASTCAST_LABEL_NOISE (1 to
-    turn on; the model and its budget from ``LLMSettings.from_env``, PASTCAST_LLM_MODEL, ...)."""
+    """PASTCAST_MIN_WINDOW_DAYS; PASTCAST_LEAK_JUDGE, PASTCAST_TOO_EASY, PASTCAST_LABEL_NOISE,
+    PASTCAST_QUALITY_LLM (1 to turn on; the model and its budget from ``LLMSettings.from_env``,
+    PASTCAST_LLM_MODEL, ...)."""
     return QuestionFilter(
         min_window_days=int(dg.EnvVar("PASTCAST_MIN_WINDOW_DAYS").get_value("7")),
         judge=_flag("PASTCAST_LEAK_JUDGE"), too_easy=_flag("PASTCAST_TOO_EASY"),
-        label_noise=_flag("PASTCAST_LABEL_NOISE"),
+        label_noise=_flag("PASTCAST_LABEL_NOISE"), quality_llm=_flag("PASTCAST_QUALITY_LLM"),
     )
 
 

@@ -35,13 +35,18 @@ def questions() -> None:
 @click.option("--concurrency", type=int, default=8, show_default=True, help="LLM requests in flight.")
 @click.option("--per-day", type=int, default=100, show_default=True,
               help="Articles sent to the LLM per publication day (the best-scored outcome reports).")
+@click.option("--select", "select_mode", type=click.Choice(["cues", "llm", "all"]), default="cues", show_default=True,
+              help="LLM generator: which articles get generation calls. cues: a free regex score on headline "
+                   "and lead (cue lists for 12 languages); llm: one cheap yes/no request per article on its "
+                   "headline and lead, any language (about a tenth of a generation's tokens); all: every "
+                   "article that may source a question. See bench/README.md, 'Selection benchmark'.")
 @click.option("--horizon-days", type=int, default=28, show_default=True,
               help="A question opens this many days before it resolves.")
 @click.option("--cache", "cache_dir", default=None, type=click.Path(file_okay=False),
               help="LLM reply cache (default $PASTCAST_CACHE/llm or ~/.cache/pastcast/llm).")
 def questions_generate(articles_dir: str, out_dir: str, generator: str, model: str | None, api_base: str | None,
                        max_cost: float | None, max_tokens: int | None, concurrency: int, per_day: int,
-                       horizon_days: int, cache_dir: str | None) -> None:
+                       select_mode: str, horizon_days: int, cache_dir: str | None) -> None:
     """Write candidate questions from articles that report a settled outcome.
 
     \b
@@ -66,7 +71,8 @@ def questions_generate(articles_dir: str, out_dir: str, generator: str, model: s
             settings = LLMSettings.from_env(model=model, api_base=api_base, max_cost_usd=max_cost,
                                             max_tokens=max_tokens, concurrency=concurrency,
                                             cache_dir=Path(cache_dir) if cache_dir else None)
-            llm_config = LLMGenerateConfig(horizon_days=horizon_days, select=SelectConfig(per_day=per_day))
+            llm_config = LLMGenerateConfig(horizon_days=horizon_days,
+                                           select=SelectConfig(per_day=per_day, mode=select_mode))
         console.print(f"generator: {generator}" + (f" ({settings.model})" if settings else ""))
         if settings is None:
             run = generate_questions(articles, generator, horizon_days=horizon_days)
@@ -100,7 +106,7 @@ def questions_generate(articles_dir: str, out_dir: str, generator: str, model: s
               help="The article corpus searched for early reports: a folder of `ingest`/`dedup`, a snapshot, "
                    "or an articles Parquet file.")
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
-              help="Output folder: questions.parquet, drops.parquet, evidence.parquet, audit.md.")
+              help="Output folder: questions.parquet, drops.parquet, evidence.parquet, quality.parquet, audit.md.")
 @click.option("--window-start", type=click.DateTime(["%Y-%m-%d"]), default=None,
               help="Resolution dates before this day are dropped (default: the first article day).")
 @click.option("--window-end", type=click.DateTime(["%Y-%m-%d"]), default=None,
@@ -114,7 +120,11 @@ def questions_generate(articles_dir: str, out_dir: str, generator: str, model: s
 @click.option("--judge", is_flag=True, help="Confirm early-report evidence with an LLM judge (else the lexical rule decides).")
 @click.option("--too-easy", is_flag=True, help="Drop questions a model answers from the news before they open.")
 @click.option("--label-noise", is_flag=True, help="Drop questions a model cannot answer even with all the news up to resolution.")
-@click.option("--model", default=None, help="LLM for --judge/--too-easy/--label-noise (default $PASTCAST_LLM_MODEL).")
+@click.option("--quality-llm", is_flag=True,
+              help="Also ask an LLM whether each kept question is verifiable and unambiguous (quality flags "
+                   "llm_unverifiable, llm_ambiguous; nothing is dropped).")
+@click.option("--model", default=None,
+              help="LLM for --judge/--too-easy/--label-noise/--quality-llm (default $PASTCAST_LLM_MODEL).")
 @click.option("--api-base", default=None, help="API base URL (default $PASTCAST_LLM_API_BASE).")
 @click.option("--max-cost", type=float, default=None, help="Hard LLM budget in USD.")
 @click.option("--max-tokens", type=int, default=None, help="Hard LLM budget in tokens.")
@@ -124,19 +134,26 @@ def questions_generate(articles_dir: str, out_dir: str, generator: str, model: s
               help="At most this share of the kept questions from one template family (one template "
                    "over many series or entities; never fewer than 10 each): template_family_cap.")
 @click.option("--no-template-cap", is_flag=True, help="Keep every question of a template family.")
+@click.option("--max-base-rate", type=click.FloatRange(min=0.5, max=1), default=0.95, show_default=True,
+              help="Drop a market or dataset question when its template family's questions resolved "
+                   "before it opens gave one answer at least this often (at least 10 of them): "
+                   "base_rate_answers.")
+@click.option("--no-base-rate-check", is_flag=True, help="Keep questions their family's base rate answers.")
 def questions_filter(questions_file: str, articles_dir: str, out_dir: str, window_start, window_end,
                      min_window_days: int, max_answer_words: int, answer_types: str | None, judge: bool,
-                     too_easy: bool, label_noise: bool, model: str | None, api_base: str | None,
+                     too_easy: bool, label_noise: bool, quality_llm: bool, model: str | None, api_base: str | None,
                      max_cost: float | None, max_tokens: int | None, concurrency: int,
-                     max_template_share: float, no_template_cap: bool) -> None:
+                     max_template_share: float, no_template_cap: bool, max_base_rate: float,
+                     no_base_rate_check: bool) -> None:
     """Filter candidate questions: validation, leaks, duplicates, resolution-date revision,
     template families capped.
 
     \b
     Writes OUT/questions.parquet (kept, with revised resolution dates, original dates and
     evidence article ids), OUT/drops.parquet (question_id, stage, reason, detail),
-    OUT/evidence.parquet and OUT/audit.md (counts per stage and reason, and the evidence of
-    every dropped, revised or merged question), e.g.
+    OUT/evidence.parquet, OUT/quality.parquet (the quality audit's flags on kept questions:
+    question_id, flag, detail) and OUT/audit.md (counts per stage and reason, the evidence of
+    every dropped, revised or merged question, and the quality flags), e.g.
       pastcast questions filter --questions q/questions.parquet --articles dedup/2026-03 --out filtered/
     """
     from dataclasses import replace as with_
@@ -167,10 +184,12 @@ def questions_filter(questions_file: str, articles_dir: str, out_dir: str, windo
                                     window_start=window_start.date() if window_start else window[0],
                                     window_end=window_end.date() if window_end else window[1]),
             difficulty=DifficultyConfig(too_easy=too_easy, label_noise=label_noise),
-            templates=TemplateCapConfig(max_share=None if no_template_cap else max_template_share))
+            templates=TemplateCapConfig(max_share=None if no_template_cap else max_template_share,
+                                        max_base_rate=None if no_base_rate_check else max_base_rate),
+            quality_llm=quality_llm)
         config = with_(config, revision=with_(config.revision, min_window_days=min_window_days))
         settings, llm_judge = None, None
-        if judge or too_easy or label_noise:
+        if judge or too_easy or label_noise or quality_llm:
             from pastcast.llm import LLMSettings
 
             settings = LLMSettings.from_env(model=model, api_base=api_base, max_cost_usd=max_cost,
@@ -194,6 +213,56 @@ def questions_filter(questions_file: str, articles_dir: str, out_dir: str, windo
               f"early-report evidence decided by: {run.decided_by}")
     for name, path in paths.items():
         out.print(f"{name + ':':<11}{path}")
+
+
+@questions.command("import")
+@click.option("--format", "fmt", required=True,
+              type=click.Choice(["openforesight", "futuresim", "forecastbench", "jsonl"]),
+              help="The peer's file format (see README, \"Peer question sets\").")
+@click.argument("inputs", nargs=-1, required=True, type=click.Path(), metavar="FILE...")
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
+              help="Output folder: questions.parquet, drops.parquet, import.json "
+                   "(forecastbench: also markets.parquet, market_prices.parquet).")
+@click.option("--horizon-days", type=click.IntRange(min=1), default=None,
+              help="A question without an open date of its own opens this many days before it resolves "
+                   "(default 28; forecastbench: when its market was created).")
+@click.option("--open-date", type=click.DateTime(["%Y-%m-%d"]), default=None,
+              help="A question without an open date of its own opens on this day (FutureSim opens every "
+                   "question on its start day); before --horizon-days.")
+def questions_import(fmt: str, inputs: tuple[str, ...], out_dir: str, horizon_days: int | None, open_date) -> None:
+    """Import a peer's question files (FILE... or folders of them) as candidate questions.
+
+    \b
+    Every row is a candidate in OUT/questions.parquet or a drop in OUT/drops.parquet, whose
+    detail names its file and row (unreadable_row, missing_field, bad_date, bad_value,
+    duplicate_question_id); OUT/import.json counts them and maps each answer-type label to its
+    type. Then filter them like generated questions, e.g.
+      pastcast questions import --format openforesight test-00000-of-00001.parquet --out peer/
+      pastcast questions filter --questions peer/questions.parquet --articles dedup/ --out peer-filtered/
+    """
+    from pastcast.questions.peers import ImportConfig, drop_examples, import_questions
+
+    with user_errors():
+        if open_date is not None and fmt == "forecastbench":
+            raise ValueError("--open-date does not apply to forecastbench (its questions open with their market)")
+        config = ImportConfig(horizon_days=horizon_days, open_date=open_date.date() if open_date else None)
+        result = import_questions(fmt, inputs, out_dir, config)
+    table = Table("records", "read", "kept", "dropped", title=f"{fmt} import")
+    for kind, n in result.records.items():
+        table.add_row(kind, f"{n['read']:,}", f"{n['kept']:,}", f"{n['dropped']:,}")
+    out.print(table)
+    from pastcast.drops import counts_by_reason
+
+    out.print(reason_table("dropped, by stage/reason", counts_by_reason(result.drops)))
+    for reason, detail in drop_examples(result.drops):
+        out.print(f"  {reason}: {detail}", highlight=False, markup=False)
+    types = Table("answer type as written", "type", "questions", title="answer types")
+    for label, t in result.answer_types().items():
+        types.add_row(label, t["type"], f"{t['questions']:,}")
+    out.print(types)
+    out.print(f"{result.questions.height:,} candidate questions, {result.drops.height:,} drops")
+    for name, path in result.paths.items():
+        out.print(f"{name + ':':<15}{path}")
 
 
 def _read_questions(path: Path):

@@ -1,5 +1,6 @@
-"""``pastcast snapshot``: list, show, verify, check and diff snapshot versions, over
-``pastcast.snapshot``, ``pastcast.snapshot_checks`` and ``pastcast.snapshot_diff``."""
+"""``pastcast snapshot``: list, show, verify, check, create, export and diff snapshot versions,
+over ``pastcast.snapshot``, ``pastcast.snapshot_checks``, ``pastcast.snapshot_assemble``,
+``pastcast.snapshot_export`` and ``pastcast.snapshot_diff``."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from pastcast.cli._shared import console, out, print_checks, user_errors
 
 @click.group()
 def snapshot() -> None:
-    """List, show and verify snapshot versions."""
+    """List, show, verify, check, create, export and diff snapshot versions."""
 
 
 @snapshot.command("list")
@@ -77,6 +78,84 @@ def snapshot_check(ref: str, root: str, publish: bool) -> None:
     if not print_checks(publish_if_sound(folder) if publish else run_blocking_checks(folder)):
         raise SystemExit(1)
     out.print(f"{folder}: every blocking check passed" + (" (LATEST)" if publish else ""))
+
+
+@snapshot.command("create")
+@click.option("--questions", "questions_dir", required=True, type=click.Path(exists=True, file_okay=False),
+              help="A `pastcast questions filter` --out folder: questions.parquet, drops.parquet, "
+                   "evidence.parquet, quality.parquet, audit.md.")
+@click.option("--articles", "articles_src", required=True, type=click.Path(exists=True),
+              help="The articles the questions were filtered against: a folder of `ingest`/`dedup`, a "
+                   "snapshot, or an articles Parquet file.")
+@click.option("--markets", "markets_dir", default=None, type=click.Path(exists=True, file_okay=False),
+              help="A folder with markets.parquet and market_prices.parquet (e.g. a ForecastBench "
+                   "`questions import` folder): the market questions' markets.")
+@click.option("--name", required=True, help="The snapshot's name: versions go to ROOT/NAME/vN.")
+@click.option("--root", default="snapshots", show_default=True, type=click.Path(file_okay=False))
+@click.option("--no-publish", is_flag=True, help="Write the version and run the checks; leave LATEST alone.")
+def snapshot_create(questions_dir: str, articles_src: str, markets_dir: str | None, name: str, root: str,
+                    no_publish: bool) -> None:
+    """Write a new version of NAME from folders built step by step (generated or imported and
+    filtered questions, their articles), run the blocking checks, and move LATEST to it when
+    every check passes (exit 1 otherwise, the version kept unpublished), e.g.
+
+    \b
+      pastcast questions import --format openforesight peer.parquet --out of
+      pastcast questions filter --questions of --articles dedup/ --out of-filtered
+      pastcast snapshot create --questions of-filtered --articles dedup/ --name openforesight
+      pastcast eval run --snapshot openforesight --agent retrieval --out runs/of
+    """
+    from pastcast.snapshot import read_manifest
+    from pastcast.snapshot_assemble import assemble_snapshot
+    from pastcast.snapshot_checks import publish_if_sound, run_blocking_checks
+
+    with user_errors():
+        folder = assemble_snapshot(questions_dir, articles_src, root, name, markets_dir)
+    tables = read_manifest(folder)["tables"]
+    out.print(f"{folder}: {tables['articles']['rows']:,} articles, {tables['questions']['rows']:,} questions, "
+              f"{tables['markets']['rows']:,} markets")
+    if not print_checks(run_blocking_checks(folder) if no_publish else publish_if_sound(folder)):
+        out.print(f"{folder} is not published: a blocking check failed")
+        raise SystemExit(1)
+    out.print(f"{folder}: every blocking check passed" + ("" if no_publish else " (LATEST)"))
+
+
+@snapshot.command("export")
+@click.argument("ref")
+@click.option("--format", "fmt", required=True, type=click.Choice(["openforesight", "futuresim-news"]),
+              help="openforesight: the questions as an OpenForesight split; futuresim-news: the articles "
+                   "as FutureSim's YYYY/MM/DD/articles.jsonl tree.")
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False), help="Output folder.")
+@click.option("--split", default="test", show_default=True,
+              help="openforesight: the split's name, in {split}-00000-of-00001.parquet.")
+@click.option("--force", is_flag=True, help="Replace OUT when it exists and is not empty.")
+@click.option("--root", default="snapshots", show_default=True, type=click.Path(file_okay=False))
+def snapshot_export(ref: str, fmt: str, out_dir: str, split: str, force: bool, root: str) -> None:
+    """Write REF (a folder, NAME for its latest, or NAME/vN) in a peer benchmark's layout.
+
+    \b
+    OUT gets the files and export.json (snapshot, rows, what was left out), written beside OUT
+    and renamed into place, e.g.
+      pastcast snapshot export sample --format openforesight --out export/of
+      pastcast questions import --format openforesight export/of --out reimported/
+    """
+    from pastcast.snapshot import resolve
+    from pastcast.snapshot_export import export_snapshot
+
+    with user_errors():
+        folder = resolve(ref, root)
+        result = export_snapshot(folder, fmt, out_dir, split=split, force=force)
+    s = result.summary
+    what = "questions" if fmt == "openforesight" else "articles"
+    left = s.get("left_out")
+    note = f" (left out: {left['archive']:,} archive pages, {left['undated']:,} undated)" if left else ""
+    out.print(f"{folder} -> {result.out_dir}: {s['rows']:,} {what} in {s['files']:,} "
+              f"file{'s' if s['files'] != 1 else ''}{note}")
+    for name in list(result.files)[:3]:
+        out.print(f"  {result.out_dir / name}", highlight=False)
+    if len(result.files) > 3:
+        out.print(f"  ... and {len(result.files) - 3:,} more")
+    out.print(f"  {result.out_dir / 'export.json'}", highlight=False)
 
 
 @snapshot.command("diff")

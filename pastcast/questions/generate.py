@@ -106,7 +106,8 @@ def generate_questions(articles: pl.DataFrame, generator: str = "extractive", *,
     return GenerationRun("llm", result.questions, pl.concat([background, result.drops]), n, result.selected,
                          result.usage.as_dict(),
                          result.ledger, {"llm": llm_settings.public(), "horizon_days": config.horizon_days,
-                                         "per_day": config.select.per_day, "max_questions": config.max_questions})
+                                         "per_day": config.select.per_day, "select": config.select.mode,
+                                         "max_questions": config.max_questions})
 
 
 def write_generation(run: GenerationRun, out_dir: str | Path) -> dict[str, Path]:

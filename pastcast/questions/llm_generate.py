@@ -1,10 +1,11 @@
 """Questions from articles with an LLM: select, generate, check and rewrite.
 
-1. Selection, without the LLM: a cheap scorer keeps articles whose headline or lead reads
-   like a settled outcome (won, elected, appointed, resigned, ruled, set the rate at, ...) and
-   not like a preview; then at most ``per_cluster`` articles per story (dedup cluster), at most
-   ``per_day`` per publication day, and no topic above ``max_topic_share`` of a day's picks
-   while others wait. Every article left out is a drop with its reason.
+1. Selection (``pastcast.questions.selection``): which articles get generation calls, by
+   cue words (``cues``), a cheap yes/no LLM screen on headline and lead (``llm``,
+   ``pastcast/prompts/article_screen.toml``, on this run's client: cached, budgeted, in the
+   ledger) or none (``all``); then at most ``per_cluster`` articles per story, ``per_day`` per
+   publication day, and no topic above ``max_topic_share`` of a day's picks. Every article
+   left out is a drop with its reason.
 2. Generation (``pastcast/prompts/question_generate.toml``): the article becomes up to
    ``max_questions`` candidate questions asked as if the outcome were unknown.
 3. Check and rewrite (``pastcast/prompts/question_check.toml``): the candidates are checked against
@@ -21,7 +22,6 @@ retried and budgeted by ``pastcast.llm``.
 from __future__ import annotations
 
 import asyncio
-from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
@@ -34,11 +34,11 @@ from pastcast.drops import Drop, drops_frame
 from pastcast.io import stable_id
 from pastcast.llm import LLMClient, LLMSettings, Prompt, Usage, load_prompt
 from pastcast.questions.extractive import category_of
-from pastcast.questions.generate import background_only
+from pastcast.questions.selection import (CUES, LEAD_CHARS, SCREEN_PROMPT, ArticleScreen, SelectConfig, Verdict,
+                                          outcome_score, screen_inputs, select_articles)
 from pastcast.schemas import QUESTIONS, frame
 from pastcast.text import contains_phrase, normalise
 from pastcast.text.answer_types import answer_type_original, canonical_answer_type
-from pastcast.search.visibility import question_source
 
 STAGE = "generate"
 # Any label: the model writes "organization" as often as "organisation"; rows carry the
@@ -76,84 +76,11 @@ class CheckedQuestion(BaseModel):
     reason: str = ""
 
 
-SCHEMAS = {"GeneratedQuestions": GeneratedQuestions, "CheckedQuestion": CheckedQuestion}
-
-# The cheap scorer: settled-outcome verbs score, preview and opinion cues count against.
-# (Rust-regex compatible: polars counts the matches.)
-OUTCOME_CUES = (
-    r"(?i)\b(won|wins|beat|beats|defeated|elected|re-elected|appointed|named|chosen|selected|"
-    r"picked|resigned|resigns|stepped down|steps down|ruled|rejected|approved|voted|awarded|"
-    r"claimed|clinched|secured|announced|acquired|agreed to buy|set (?:its|the) \w+ (?:rate )?at|"
-    r"raised|cut|held|rose to|fell to|came in at|closed at|settled at|will succeed|"
-    r"has been (?:appointed|named|elected|chosen))\b")
-PREVIEW_CUES = (
-    r"(?i)\b(will face|is expected to|are expected to|could|might|may|preview|ahead of|poll shows|"
-    r"predict|prediction|odds|favourite|favorite|opinion|analysis|what to know|how to watch)\b")
-LEAD_CHARS = 600
-
-
-def outcome_score() -> pl.Expr:
-    """How much the headline and lead read like a settled outcome (two regex counts)."""
-    lead = pl.concat_str(pl.col("title").fill_null(""), pl.lit(". "),
-                         pl.col("text").fill_null("").str.slice(0, LEAD_CHARS))
-    return (lead.str.count_matches(OUTCOME_CUES) - 0.5 * lead.str.count_matches(PREVIEW_CUES)).cast(pl.Float64)
-
-
-@dataclass(frozen=True)
-class SelectConfig:
-    min_score: float = 1.0
-    per_day: int | None = 100  # articles sent to the LLM per publication day
-    per_cluster: int = 1  # per story (dedup cluster): its copies say the same
-    max_topic_share: float = 0.5  # of a day's picks, while other topics have candidates
-
-
-def select_articles(articles: pl.DataFrame, config: SelectConfig = SelectConfig()
-                    ) -> tuple[pl.DataFrame, list[Drop]]:
-    """Articles worth an LLM call, best first per day; the rest as drops."""
-    drops: list[Drop] = []
-    # archive pages and pages dated only by their crawl (generate_questions leaves them out
-    # before; this keeps a direct caller from using them): background only
-    source = articles.select(pl.col("published_at").is_not_null() & question_source(articles.columns)).to_series()
-    scored = articles.filter(source).with_columns(
-        outcome_score().alias("_score"), pl.col("published_at").dt.date().alias("_day"))
-    drops += background_only(articles.filter(~source))
-    keep_ids: list[str] = []
-    per_cluster: dict[str, int] = defaultdict(int)
-    for (day,), part in scored.sort("_day", "_score", "published_at", "article_id",
-                                   descending=[False, True, False, False]).group_by(["_day"], maintain_order=True):
-        picks: list[dict] = []
-        waiting: list[dict] = []
-        for a in part.iter_rows(named=True):
-            if a["_score"] < config.min_score:
-                drops.append(Drop(a["article_id"], "article", STAGE, "not_outcome_report",
-                                  f"outcome score {a['_score']:.1f} < {config.min_score}"))
-                continue
-            cluster = a.get("dup_cluster") or a["article_id"]
-            if per_cluster[cluster] >= config.per_cluster:
-                drops.append(Drop(a["article_id"], "article", STAGE, "cluster_limit", f"story {cluster}"))
-                continue
-            per_cluster[cluster] += 1
-            waiting.append(a)
-        limit = config.per_day if config.per_day is not None else len(waiting)
-        by_topic: dict[str, int] = defaultdict(int)
-        deferred: list[dict] = []
-        for a in waiting:  # best first; a topic past its share waits for the others
-            topic = category_of(f"{a['title']} {a['text'][:300]}")
-            share_cap = max(1, int(config.max_topic_share * limit))
-            if len(picks) < limit and by_topic[topic] < share_cap:
-                picks.append(a)
-                by_topic[topic] += 1
-            else:
-                deferred.append(a)
-        for a in deferred:  # fill what the other topics left
-            if len(picks) < limit:
-                picks.append(a)
-            else:
-                drops.append(Drop(a["article_id"], "article", STAGE, "day_limit",
-                                  f"{day}: {limit} articles already chosen"))
-        keep_ids += [a["article_id"] for a in picks]
-    selected = articles.filter(pl.col("article_id").is_in(keep_ids))
-    return selected, drops
+SCHEMAS = {"GeneratedQuestions": GeneratedQuestions, "CheckedQuestion": CheckedQuestion,
+           "ArticleScreen": ArticleScreen}
+# selection lives in pastcast.questions.selection; its names stay importable from here
+OUTCOME_CUES, PREVIEW_CUES = CUES["en"].outcome, CUES["en"].preview  # the English cue lists
+_REEXPORTED = (LEAD_CHARS, outcome_score)
 
 
 @dataclass(frozen=True)
@@ -166,6 +93,7 @@ class LLMGenerateConfig:
     select: SelectConfig = field(default_factory=SelectConfig)
     generate_prompt: str = "question_generate"
     check_prompt: str = "question_check"
+    screen_prompt: str = SCREEN_PROMPT  # select.mode "llm"
 
 
 @dataclass
@@ -250,6 +178,30 @@ class _Generator:
         }, None
 
 
+class LLMScreen:
+    """``select_articles``'s screen for mode ``llm``: one ``article_screen`` call per article
+    (headline and lead), concurrent within the client's limit, on the client's event loop."""
+
+    def __init__(self, client: LLMClient, prompt: Prompt, config: SelectConfig):
+        self.client, self.prompt, self.config = client, prompt, config
+
+    async def _one(self, a: dict) -> Verdict:
+        result = await self.client.call(a["article_id"], self.prompt, screen_inputs(a, self.config))
+        if not result.ok:
+            return Verdict(False, result.reason, f"screen ({self.prompt.ref}): {result.detail}")
+        why = " ".join((result.value.why or "").split())[:200]
+        if result.value.reports_outcome:
+            return Verdict(True, detail=why)
+        return Verdict(False, "not_outcome_report",
+                       f"screen ({self.prompt.ref}) said no: {why or 'no reason given'}")
+
+    def __call__(self, rows) -> list[Verdict]:
+        async def batch() -> list[Verdict]:
+            return list(await asyncio.gather(*(self._one(a) for a in rows)))
+
+        return self.client.run(batch())
+
+
 async def _run(gen: _Generator, rows: list[dict], progress: Callable[[int, int], None] | None
                ) -> list[tuple[dict | None, Drop | None]]:
     # As many articles in flight as requests may be: each worker finishes its article (both
@@ -284,11 +236,15 @@ def generate_llm(articles: pl.DataFrame, settings: LLMSettings,
                  prompts_dir: str | None = None) -> LLMGeneration:
     """Questions from ``articles`` through the LLM; every article is a question or a drop."""
     prompts = (load_prompt(config.generate_prompt, prompts_dir), load_prompt(config.check_prompt, prompts_dir))
-    selected, drops = select_articles(articles, config.select)
     client = LLMClient(settings, SCHEMAS)
     try:
+        screen = None
+        if config.select.mode == "llm":
+            screen = LLMScreen(client, load_prompt(config.screen_prompt, prompts_dir), config.select)
+        selected, drops = select_articles(articles, config.select, screen=screen,
+                                          wave=max(16, 2 * settings.concurrency))
         gen = _Generator(client, config, prompts)
-        results = asyncio.run(_run(gen, selected.sort("published_at", "article_id").to_dicts(), progress))
+        results = client.run(_run(gen, selected.sort("published_at", "article_id").to_dicts(), progress))
     finally:
         client.close()
     rows = [q for q, _ in results if q is not None]

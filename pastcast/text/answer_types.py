@@ -9,12 +9,12 @@ dropped for a spelling.
 
 | type | what the answer is | labels mapped to it (besides the type itself) |
 |---|---|---|
-| person | a person's name | people, individual, name, human, per, candidate, player, athlete, politician |
-| organisation | a company, party, club, team, body | organization, org, company, corporation, business, firm, club, team, party, institution, agency, brand, band, norp |
-| place | a country, city, region, venue | location, loc, city, town, country, nation, state, region, province, territory, continent, venue, gpe, fac, facility |
+| person | a person's name | people, individual, person name, human, per, candidate, player, athlete, politician, string (name), string (person) |
+| organisation | a company, party, club, team, body | organization, org, company, corporation, business, firm, club, team, party, institution, agency, brand, band, norp, string (organization) |
+| place | a country, city, region, venue | location, loc, city, town, country, nation, state, region, province, territory, continent, venue, gpe, fac, facility, string (location) |
 | title | the title of a work | work of art, work, film, movie, book, novel, song, album, show, series, play, artwork, law |
-| number | a count, amount, share, price | numeric, quantity, count, integer, amount, percentage, percent, money, price, cardinal, figure |
-| date | a day, month or year | time, datetime, day, month, year |
+| number | a count, amount, share, price | numeric, quantity, count, integer, amount, percentage, percent, money, price, cardinal, figure, string (number) |
+| date | a day, month or year | time, datetime, day, month, year, string (date) |
 | binary | yes or no | yes/no, boolean, bool |
 | option | one of listed options | multiple choice, choice, categorical |
 | range | a bucket of a number | interval, bucket |
@@ -32,18 +32,22 @@ NUMERIC_TYPES = frozenset({"number", "range", "date"})
 
 ANSWER_TYPE_SYNONYMS: dict[str, tuple[str, ...]] = {
     "person": ("people", "individual", "person name", "full name", "human", "per", "candidate",
-               "player", "athlete", "politician"),
+               "player", "athlete", "politician",
+               # OpenForesight writes a name "string (name)": mostly people (its "Who will ...?")
+               "string (name)", "string (person)"),
     "organisation": ("organization", "org", "organisation name", "organization name", "company",
                      "corporation", "business", "firm", "club", "team", "party",
-                     "political party", "institution", "agency", "brand", "band", "norp"),
+                     "political party", "institution", "agency", "brand", "band", "norp",
+                     "string (organization)", "string (organisation)"),
     "place": ("location", "loc", "city", "town", "country", "nation", "state", "region",
               "province", "territory", "continent", "venue", "gpe", "fac", "facility",
-              "geopolitical entity"),
+              "geopolitical entity", "string (location)"),
     "title": ("work of art", "work", "film", "movie", "book", "novel", "song", "album", "show",
               "tv show", "series", "play", "artwork", "law"),
     "number": ("numeric", "numerical", "quantity", "count", "integer", "float", "amount",
-               "percentage", "percent", "money", "price", "cardinal", "figure", "continuous"),
-    "date": ("time", "datetime", "day", "month", "year"),
+               "percentage", "percent", "money", "price", "cardinal", "figure", "continuous",
+               "string (number)"),
+    "date": ("time", "datetime", "day", "month", "year", "string (date)"),
     "binary": ("yes no", "yes or no", "yesno", "true false", "true or false", "boolean", "bool"),
     "option": ("multiple choice", "choice", "categorical", "mc"),
     "range": ("interval", "bucket"),
