@@ -99,3 +99,9 @@ bench-extraction-threshold: venv
 .PHONY: bench-selection
 bench-selection: venv
 	$(BIN)/python bench/selection.py
+
+# Question categories against 444 hand-labelled real questions (ForecastBench, Autocast with
+# their tags): the replaced keyword rule beside the classifier, tune and held-out halves (see bench/README.md)
+.PHONY: bench-categories
+bench-categories: venv
+	$(BIN)/python bench/categories.py

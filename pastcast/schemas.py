@@ -84,6 +84,9 @@ MARKETS = {
     "range_max": pl.Float64,
     "log_scale": pl.Boolean,
     "url": pl.String,
+    # the platform's own topic labels: Manifold groupSlugs, Polymarket tag labels and category,
+    # Metaculus category/tag/topic names, Kalshi category; empty where a platform gives none
+    "tags": pl.List(pl.String),
 }
 
 MARKET_PRICES = {
@@ -153,6 +156,7 @@ def frame(rows: Iterable[Mapping], schema: Mapping[str, pl.DataType]) -> pl.Data
 ADDED_LATER: dict[str, tuple[str, ...]] = {
     "articles": ("published_local_date", "published_utc_offset_minutes"),
     "questions": ("answer_type_original",),
+    "markets": ("tags",),
 }
 
 
@@ -171,7 +175,12 @@ def complete(df: pl.DataFrame, schema: Mapping[str, pl.DataType]) -> pl.DataFram
 
 
 def conform(df: pl.DataFrame, schema: Mapping[str, pl.DataType], table: str) -> pl.DataFrame:
-    """Check ``df`` has every column of ``schema`` with the declared type; return it in order."""
+    """Check ``df`` has every column of ``schema`` with the declared type; return it in order.
+    A column added later (``ADDED_LATER``) that a frame read from an earlier version lacks is
+    added as nulls, as readers see it."""
+    later = [c for c in ADDED_LATER.get(table, ()) if c in schema and c not in df.columns]
+    if later:
+        df = df.with_columns(pl.lit(None, dtype=schema[c]).alias(c) for c in later)
     missing = [c for c in schema if c not in df.columns]
     if missing:
         raise ValueError(f"table {table!r} is missing columns {missing}")

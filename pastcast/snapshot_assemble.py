@@ -17,6 +17,9 @@ from pastcast.search.visibility import news_window
 from pastcast.snapshot import write_snapshot
 
 
+FILTER_OUTPUT = ("questions.parquet", "drops.parquet", "evidence.parquet", "audit.md")
+
+
 def _optional(folder: Path, name: str, schema) -> pl.DataFrame:
     path = folder / name
     return pl.read_parquet(path) if path.is_file() else empty(schema)
@@ -39,8 +42,11 @@ def assemble_snapshot(questions_dir: str | Path, articles: str | Path, root: str
     ``markets.parquet`` and ``market_prices.parquet``; return its folder. The window is the
     articles' news days unless given, else the questions' open and resolution days."""
     qdir = Path(questions_dir)
-    if not (qdir / "questions.parquet").is_file():
-        raise FileNotFoundError(f"no questions.parquet in {qdir} (expected a `pastcast questions filter` --out folder)")
+    missing_files = [f for f in FILTER_OUTPUT if not (qdir / f).is_file()]
+    if missing_files:
+        # an import or a generation not yet filtered: leaks and early answers never checked
+        raise FileNotFoundError(f"{qdir} is not a `pastcast questions filter` --out folder (no "
+                                f"{', '.join(missing_files)}): filter the questions first")
     questions = pl.read_parquet(qdir / "questions.parquet")
     missing = set(QUESTIONS) - set(questions.columns)
     if missing:

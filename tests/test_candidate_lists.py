@@ -58,7 +58,24 @@ SINGLED_OUT = [
     ("Кандидаты: Иван Петров, Анна Смирнова и Олег Козлов. Фаворит — Петров.", "Иван Петров"),
     ("候选人有张伟、李娜和王芳，其中李娜是热门。", "李娜"),
     ("Candidates: Oda Berg, Finn Ask (endorsed by the mayor) and Mia Holm.", "Finn Ask"),  # detail on it alone
+    # found by a review after the held-out run (tuning cases since): a clause after a semicolon,
+    # rankings, tallies, eliminations, the answer named twice, choice verbs in Chinese
+    ("Bids were submitted by Korsholm, Estvale and Tarnby; Estvale hosts in 2030.", "Estvale"),
+    ("The candidates are Korsholm, Tarnby and Nordby; Estvale gets the Games.", "Estvale"),
+    ("Of the bids, Estvale, Korsholm and Tarnby, in that order, drew the most votes.", "Estvale"),
+    ("The bidders, in order of votes: Estvale, Korsholm and Tarnby.", "Estvale"),
+    ("Final tally among the bids: Estvale 41, Korsholm 30 and Tarnby 12.", "Estvale"),
+    ("Of the finalists Korsholm, Estvale and Tarnby, Korsholm and Tarnby were eliminated.", "Estvale"),
+    ("Between Korsholm, Estvale and Tarnby, Estvale got the nod.", "Estvale"),
+    ("候选城市为Korsholm、Estvale和Tarnby，国际奥委会选定Estvale。", "Estvale"),
 ]
+
+
+def test_a_question_listing_its_own_options_still_leaks_when_it_singles_one_out():
+    q = {**host("Estvale, the clear favourite, has won against Tarnby.", "Estvale", "place"),
+         "candidate_outcomes": ["Estvale", "Tarnby"]}
+    assert not clean(q)
+    assert clean({**q, "background": "The council chooses between Estvale and Tarnby in March."})
 
 
 @pytest.mark.parametrize("text, answer", LISTED)

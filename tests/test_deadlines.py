@@ -27,9 +27,26 @@ REF = date(2024, 6, 1)
     ("Will a testing center issue a certificate between 1 April 2024 and 31 March 2025?", ("by", date(2025, 4, 1))),
     ("By 31 December 2024, will enriched uranium be found?", ("by", date(2025, 1, 1))),
     ("Will Gold close at $2,700-2,800 at the end of 2025?", ("on", date(2026, 1, 1))),
+    # found by a review: "on or before" is the day after; EOY; "of YEAR"; halves, quarters, ISO
+    ("Will X happen on or before June 30, 2025?", ("by", date(2025, 7, 1))),
+    ("Half-Life 3 confirmed by EOY?", ("by", date(2025, 1, 1))),
+    ("Will Superman be the top grossing movie of 2025?", ("on", date(2026, 1, 1))),
+    ("Will X happen by mid-2025?", ("by", date(2025, 7, 1))),
+    ("Will X happen in Q3 2025?", ("by", date(2025, 10, 1))),
+    ("Will X ship by 2025-06-30?", ("by", date(2025, 7, 1))),
+    ("Will the index be higher on 2024-07-28 than on 2024-07-21?", ("on", date(2024, 7, 29))),
+    # the latest date counts, not the first
+    ("Will the champion, crowned in July 2024, keep the title in 2026?", ("by", date(2027, 1, 1))),
 ])
 def test_deadlines_named_in_titles(title, expected):
     assert named_deadline(title, REF) == expected
+
+
+def test_explicit_deadlines_only_when_strict():
+    title = "Following its launch in March 2024, will Starship reach orbit?"
+    assert named_deadline(title, REF) == ("by", date(2024, 4, 1))
+    assert named_deadline(title, REF, strict=True) is None  # "in March 2024" may date another event
+    assert named_deadline("Will X happen before 2025?", REF, strict=True) == ("by", date(2025, 1, 1))
 
 
 @pytest.mark.parametrize("title", [

@@ -253,3 +253,22 @@ if __name__ == "__main__":  # the figures of bench/README.md, "Early answers"
         for r in rows:
             if r["label"] == "settled" and not settles(r["sentence"], names(r)):
                 print(f"    missed ({r['language']}): {r['sentence']}")
+
+
+# Found by a review after the labelled set was scored: tuning cases since, never counted in it.
+@pytest.mark.parametrize("sentence, settled", [
+    ("The company announced the appointment of Anna Weber as chief executive, effective March 1.", True),
+    ("Anna Weber will be formally appointed chief executive at the March 1 meeting.", True),
+    ("Anna Weber will assume the role of chief executive on March 1.", True),
+    ("Anna Weber will take the reins as chief executive in March.", True),
+    ("The club has hired Anna Weber as head coach; she starts next month.", True),
+    ("President-elect Anna Weber will be sworn in on January 20.", True),
+    ("Supporters say Anna Weber will become chief executive.", False),
+    ("Critics fear Anna Weber will become chief executive.", False),
+    ("Anna Weber will take over as chief executive, pending shareholder approval.", False),
+    ("Anna Weber wird wohl neue Vorstandschefin.", False),
+])
+def test_review_cases(sentence, settled):
+    from pastcast.questions.revision.lexical import settles
+
+    assert settles(sentence, ["Anna Weber"]) is settled

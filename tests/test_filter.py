@@ -42,6 +42,8 @@ def test_validation_rules_each_have_their_reason():
         q("binary", "Will the council approve the harbour plan by March 2026?", "Yes", answer_type="binary",
           candidate_outcomes=["Yes", "No"]),
         q("figure", "What will the benchmark rate be in March 2026?", "3.75", answer_type="number"),
+        q("named", "Will Anna Berg win the 2026 Orrin Prize?", "Anna Berg", answer_type="binary",
+          background="Anna Berg won the 2026 Orrin Prize."),  # typed binary: the leak checks would skip it
     ]
     result = validate(frame(rows, QUESTIONS), WINDOW)
     # an unknown answer type is kept as "other", the label recorded; never a drop for a spelling
@@ -52,7 +54,7 @@ def test_validation_rules_each_have_their_reason():
         "nocrit": "missing_field", "vague": "placeholder_answer", "long": "answer_too_long",
         "yes": "yes_no_answer", "bare": "bare_number",
         "late": "outside_window", "short": "short_window", "statement": "not_a_question",
-        "past": "not_about_future"}
+        "past": "not_about_future", "named": "binary_answer_not_yes_no"}
     assert all(d.stage == "validate" and d.detail for d in result.drops)
 
 

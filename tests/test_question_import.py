@@ -244,10 +244,39 @@ def test_forecastbench_reuses_the_market_conversion(tmp_path):
     assert result.exit_code == 0, result.output
     got = pl.read_parquet(tmp_path / "fb" / "questions.parquet")
     files = sorted(folder.glob("*.json"))
-    expected, _ = market_questions(read_markets("forecastbench", files).frame("markets", pl.read_parquet(
-        tmp_path / "fb" / "markets.parquet").schema))
+    imported = read_markets("forecastbench", files)
+    expected, _ = market_questions(imported.frame("markets", pl.read_parquet(tmp_path / "fb" / "markets.parquet").schema),
+                                   prices=imported.frame("market_prices", pl.read_parquet(
+                                       tmp_path / "fb" / "market_prices.parquet").schema))
     assert got.height > 0 and got.sort("question_id").equals(expected.sort("question_id"))
     assert all(ids[0].startswith("forecastbench:") for ids in got["source_ids"])  # ForecastBench's own id
     summary = json.loads((tmp_path / "fb" / "import.json").read_text())
     markets = summary["records"]["market"]
     assert markets["read"] == markets["kept"] + markets["dropped"] == summary["rows"]["markets"]
+
+
+def test_an_answer_that_is_a_list_or_object_is_a_bad_value_and_true_is_yes(tmp_path):
+    rows = [{"qid": "list", "title": "Who will chair the board in 2026?", "answer": ["Anna", "Bob"],
+             "resolution_date": "2026-03-20"},
+            {"qid": "dict", "title": "Who will chair the council in 2026?", "answer": {"name": "Anna"},
+             "resolution_date": "2026-03-20"},
+            {"qid": "bool", "title": "Will the bridge open by March 2026?", "answer": True,
+             "resolution_date": "2026-03-20"}]
+    path = tmp_path / "peer.json"
+    path.write_text(json.dumps(rows), encoding="utf-8")
+    result = import_questions("futuresim", [path], tmp_path / "out", ImportConfig(open_date=date(2026, 2, 1)))
+    reasons = dict(zip(result.drops["item_id"], result.drops["reason"]))
+    assert reasons == {"list": "bad_value", "dict": "bad_value"}
+    assert result.questions.filter(pl.col("question_id") == "bool")["answer"].to_list() == ["Yes"]
+
+
+def test_an_import_never_writes_over_an_earlier_one_unless_asked(tmp_path):
+    path = write_of(tmp_path / "test-00000-of-00001.parquet", LEAKY[:2])
+    out = tmp_path / "out"
+    assert run("questions", "import", "--format", "openforesight", path, "--out", out).exit_code == 0
+    (out / "markets.parquet").write_bytes(b"left by an earlier forecastbench import")
+    again = run("questions", "import", "--format", "openforesight", path, "--out", out)
+    assert again.exit_code != 0 and "--force" in again.output and "Traceback" not in again.output
+    forced = run("questions", "import", "--format", "openforesight", path, "--out", out, "--force")
+    assert forced.exit_code == 0, forced.output
+    assert not (out / "markets.parquet").exists()  # nothing of the earlier import lingers

@@ -40,11 +40,28 @@ def test_create_refuses_a_folder_that_is_not_a_filter_output(tmp_path, articles_
     assert not (tmp_path / "snapshots" / "x").exists() or latest_version(tmp_path / "snapshots", "x") is None
 
 
-def test_a_snapshot_that_fails_a_blocking_check_is_not_published(tmp_path, articles_dir):  # noqa: F811
-    # the unfiltered import holds answers in sibling questions: the leak checks stop it
+def test_questions_never_filtered_are_refused(tmp_path, articles_dir):  # noqa: F811
+    # an import holds answers in sibling questions and early answers nobody looked for
     peer = write_of(tmp_path / "test-00000-of-00001.parquet", LEAKY)
     assert run("questions", "import", "--format", "openforesight", peer, "--out", tmp_path / "of").exit_code == 0
     result = run("snapshot", "create", "--questions", tmp_path / "of", "--articles", articles_dir,
                  "--name", "raw", "--root", tmp_path / "snapshots")
+    assert result.exit_code == 1 and "filter the questions first" in result.output
+    assert not (tmp_path / "snapshots" / "raw").exists()
+
+
+def test_a_snapshot_that_fails_a_blocking_check_is_not_published(tmp_path, articles_dir):  # noqa: F811
+    # a filtered folder edited afterwards: a leaky question added by hand
+    peer = write_of(tmp_path / "test-00000-of-00001.parquet", LEAKY)
+    assert run("questions", "import", "--format", "openforesight", peer, "--out", tmp_path / "of").exit_code == 0
+    assert run("questions", "filter", "--questions", tmp_path / "of", "--articles", articles_dir,
+               "--out", tmp_path / "f").exit_code == 0
+    kept = pl.read_parquet(tmp_path / "f" / "questions.parquet")
+    leaky = kept.head(1).with_columns(pl.lit("edited").alias("question_id"),
+                                      pl.format("{} is the answer.", pl.col("answer")).alias("background"))
+    pl.concat([kept, leaky]).write_parquet(tmp_path / "f" / "questions.parquet")
+    result = run("snapshot", "create", "--questions", tmp_path / "f", "--articles", articles_dir,
+                 "--name", "edited", "--root", tmp_path / "snapshots")
     assert result.exit_code == 1 and "FAILED" in result.output
-    assert latest_version(tmp_path / "snapshots", "raw") is None
+    assert latest_version(tmp_path / "snapshots", "edited") is None
+    assert (tmp_path / "snapshots" / "edited" / "v1").is_dir()  # kept, unpublished, for inspection

@@ -16,7 +16,7 @@ if not out.is_terminal:  # piped or captured: do not squeeze tables to 80 column
     out = Console(width=200)
 
 # what a library call raises for a bad input: a missing file, a malformed value
-USER_ERRORS = (FileNotFoundError, ValueError)
+USER_ERRORS = (FileNotFoundError, FileExistsError, ValueError)
 
 
 @contextlib.contextmanager

@@ -229,7 +229,9 @@ def questions_filter(questions_file: str, articles_dir: str, out_dir: str, windo
 @click.option("--open-date", type=click.DateTime(["%Y-%m-%d"]), default=None,
               help="A question without an open date of its own opens on this day (FutureSim opens every "
                    "question on its start day); before --horizon-days.")
-def questions_import(fmt: str, inputs: tuple[str, ...], out_dir: str, horizon_days: int | None, open_date) -> None:
+@click.option("--force", is_flag=True, help="Replace an earlier import in OUT (a non-empty OUT is refused without it).")
+def questions_import(fmt: str, inputs: tuple[str, ...], out_dir: str, horizon_days: int | None, open_date,
+                     force: bool) -> None:
     """Import a peer's question files (FILE... or folders of them) as candidate questions.
 
     \b
@@ -246,7 +248,7 @@ def questions_import(fmt: str, inputs: tuple[str, ...], out_dir: str, horizon_da
         if open_date is not None and fmt == "forecastbench":
             raise ValueError("--open-date does not apply to forecastbench (its questions open with their market)")
         config = ImportConfig(horizon_days=horizon_days, open_date=open_date.date() if open_date else None)
-        result = import_questions(fmt, inputs, out_dir, config)
+        result = import_questions(fmt, inputs, out_dir, config, force=force)
     table = Table("records", "read", "kept", "dropped", title=f"{fmt} import")
     for kind, n in result.records.items():
         table.add_row(kind, f"{n['read']:,}", f"{n['kept']:,}", f"{n['dropped']:,}")

@@ -70,19 +70,28 @@ SINGLING_CUES = (
     "elected", "re-elected", "appointed", "chosen", "selected", "named", "picked", "went to",
     "awarded", "claimed", "took", "results?", "placed", "finished", "medals?", "gold", "silver",
     "bronze", "podium", "runners?-up", "confirmed", "announced", "declared",
+    # English: rankings, tallies and eliminations (the options left say who won)
+    "in that order", "in order", "order of", "ranked", "ranking", "rankings", "tally", "tallied",
+    "drew", "topped", "tops", "first", "second", "third", "last", "most", "fewest",
+    "eliminated", "lost", "loses", "losing", "withdrew", "withdrawn", "pulled out", "dropped out",
+    "knocked out", "ruled out", "conceded", "remaining", "remains", "only", "got the nod", "nod",
+    "prevailed", "succeeded",
     # German
     "favorit(?:in|en)?", "gewann", "gewinnt", "gewonnen", "sieger(?:in)?", "gewählt", "ernannt",
-    "setzte sich durch",
+    "setzte sich durch", "ausgeschieden", "zurückgezogen", "Reihenfolge",
     # French
-    "favori(?:te|s|tes)?", "remporte", "remporté", "vainqueur", "gagnant(?:e)?", "élue?", "nommée?",
+    "favori(?:te|s|tes)?", "remporte", "remporté", "vainqueur", "gagnant(?:e)?", "élue?", "nommée?", "éliminée?s?",
+    "retiré(?:e|s|es)?", "dans l'ordre",
     # Spanish, Portuguese, Italian
-    "favorit[oa]s?", "ganó", "gana", "ganador(?:a)?", "elegid[oa]", "nombrad[oa]", "vincitore",
+    "favorit[oa]s?", "ganó", "gana", "ganador(?:a)?", "elegid[oa]", "nombrad[oa]", "vincitore", "eliminad[oa]s?",
+    "en ese orden",
     "vinto", "eletto",
     # Russian
-    "фаворит\\w*", "победил\\w*", "победител\\w*", "избран\\w*", "назначен\\w*",
+    "фаворит\\w*", "победил\\w*", "победител\\w*", "избран\\w*", "назначен\\w*", "выбыл\\w*",
 )
 SINGLING_CUES_UNSPACED = ("热门", "熱門", "获胜", "獲勝", "胜出", "勝出", "当选", "當選", "夺冠", "奪冠",
-                          "本命", "優勝", "当選")
+                          "本命", "優勝", "当選", "选定", "選定", "选中", "選中", "获选", "獲選", "落选", "落選",
+                          "淘汰", "退出", "得票", "票数", "選ばれ", "決定")
 
 # Words that join the last items of a list. Only unambiguous ones: Dutch "of" ("or") is the
 # English preposition, "en" is French "in", "i" the English pronoun.
@@ -105,7 +114,7 @@ _SINGLING = re.compile(rf"(?<!\w)(?:{_alternatives(SINGLING_CUES)})(?!\w)|"
 # a sentence ends at . ! ? followed by a space and no lower-case letter (not "approx. ten"),
 # at 。！？ and at a line break
 _SENTENCE_END = re.compile(r"[.!?]+[\"'”’)]*(?=\s+[^\s\w]*[^\W\d_](?<![a-z]))|[。！？\n]|[.!?]+$")
-_TOKEN = re.compile(rf"(?P<open>[(（\[])|(?P<close>[)）\]])|(?P<sep>[,;、，；])|(?P<colon>[:：])|"
+_TOKEN = re.compile(rf"(?P<open>[(（\[])|(?P<close>[)）\]])|(?P<sep>[,、，])|(?P<colon>[:：])|"
                     rf"(?P<conj>[{LIST_CONJUNCTIONS_UNSPACED}])|"
                     rf"(?P<word>[^\W_{LIST_CONJUNCTIONS_UNSPACED}][\w'’.\-]*?(?=[{LIST_CONJUNCTIONS_UNSPACED}]|[^\w'’.\-]|$)"
                     rf"|[^\W_][\w'’.\-]*)|(?P<other>[^\s\"“”‘’«»„'])")
@@ -135,7 +144,7 @@ def _word_kind(word: str) -> str:
     if word in NAME_CONNECTORS:
         return "connector"
     first = word[:1]
-    return "name" if first.isdigit() or (first.isalpha() and not first.islower()) else "word"
+    return "name" if first.isalpha() and not first.islower() else "word"  # "Estvale 41": a tally
 
 
 def _units(text: str, begin: int, stop: int, start: int, end: int) -> list[_Unit]:
@@ -218,12 +227,33 @@ def _holds_mention(item: list[_Unit]) -> bool:
     return any(u.mention for u in item)
 
 
-def listed_as_candidate(text: str, start: int, end: int) -> bool:
+_CLAUSE_END = re.compile(r"[;；]")
+
+
+def singles_out(text: str, start: int, end: int) -> bool:
+    """True when the sentence holding ``text[start:end]`` has a favourite, ranking or outcome
+    cue (``SINGLING_CUES``)."""
+    begin, stop = sentence_at(text, start, end)
+    return bool(_SINGLING.search(text, begin, stop))
+
+
+def listed_as_candidate(text: str, start: int, end: int, others: tuple[tuple[int, int], ...] = ()) -> bool:
     """True when ``text[start:end]`` (a mention of an answer) is one bare item of a list of
-    options its sentence presents as candidates, none singled out (see the module doc)."""
+    options its clause presents as candidates, none singled out (see the module doc).
+    ``others`` are the other mentions of the same answer in ``text``: a sentence that names it
+    twice ("Between A, B and C, B got the nod") singles it out."""
     begin, stop = sentence_at(text, start, end)
     sentence = text[begin:stop]
-    if not _CANDIDACY.search(sentence) or _SINGLING.search(sentence):
+    if _SINGLING.search(sentence) or any(begin <= s < stop for s, _e in others if (s, _e) != (start, end)):
+        return False
+    # the clause: a semicolon ends a list ("...and Tarnby; Estvale hosts in 2030" is no item)
+    for m in _CLAUSE_END.finditer(text, begin, stop):
+        if m.start() < start:
+            begin = m.end()
+        elif m.start() >= end:
+            stop = m.start()
+            break
+    if not _CANDIDACY.search(text, begin, stop):
         return False
     segments, marks = _split(_units(text, begin, stop, start, end))
     at = next((i for i, seg in enumerate(segments) if any(u.mention for u in seg)), None)

@@ -38,7 +38,7 @@ from datetime import date
 
 import polars as pl
 
-from pastcast.questions.candidate_lists import listed_as_candidate
+from pastcast.questions.candidate_lists import listed_as_candidate, singles_out
 from pastcast.questions.steps import Evidence, StepResult
 from pastcast.schemas import QUESTIONS, complete
 from pastcast.text.mentions import (ACRONYM_MAX_LETTERS, ACRONYM_MIN_LETTERS, ACRONYMS,
@@ -110,8 +110,9 @@ def _singled_out(doc: Doc, needle: Needle) -> Mention | None:
     of candidates (``pastcast.questions.candidate_lists``); None when every mention is."""
     if _match(doc, needle) is None:  # the cheap test first: most texts never name the answer
         return None
-    return next((m for m in all_mentions(doc, needle) if not listed_as_candidate(doc.text, m.start, m.end)),
-                None)
+    mentions = all_mentions(doc, needle)
+    spans = tuple((m.start, m.end) for m in mentions)
+    return next((m for m in mentions if not listed_as_candidate(doc.text, m.start, m.end, spans)), None)
 
 
 def self_leak_mentions(q: dict) -> list[tuple[str, Mention]]:
@@ -122,8 +123,9 @@ def self_leak_mentions(q: dict) -> list[tuple[str, Mention]]:
         return []
     out = []
     for f, doc in _field_docs(q, OWN_FIELDS):
-        if _listed_among_options(q, doc, needle):
-            continue
+        if _listed_among_options(q, doc, needle) and not any(
+                singles_out(doc.text, m.start, m.end) for m in all_mentions(doc, needle)):
+            continue  # its own options listed, none singled out ("Estvale, the clear favourite" is)
         m = _singled_out(doc, needle)
         if m:
             out.append((f, m))

@@ -24,7 +24,7 @@ import polars as pl
 from pastcast.drops import Drop, drops_frame
 from pastcast.io import stable_id
 from pastcast.questions.deadlines import known_from, named_deadline
-from pastcast.questions.extractive import category_of
+from pastcast.questions.categories import category_of, market_source
 from pastcast.questions.market_text import as_of
 from pastcast.questions.near_certain import NearCertainConfig, near_certain
 from pastcast.schemas import QUESTIONS, frame
@@ -143,9 +143,10 @@ def market_questions(markets: pl.DataFrame, config: MarketQuestionConfig = Marke
         resolution: date = m["resolved_at"].date()
         open_date: date = m["created_at"].date()
         deadline = named_deadline(m["question"], open_date)
+        explicit = named_deadline(m["question"], open_date, strict=True)  # "in March 2024" may date another event
         if m["market_id"].startswith(CLOSES_BEFORE_EVENT) and m["close_at"] is not None \
                 and resolution <= m["close_at"].date() \
-                and not (deadline and deadline[1] <= m["close_at"].date() + timedelta(days=1)):
+                and not (explicit and explicit[1] <= m["close_at"].date() + timedelta(days=1)):
             drop("resolution_date_unknown",
                  f"(its resolution day {resolution} is the day forecasting closed; the event may come "
                  f"later{f' (the title names {deadline[1]})' if deadline else ', and the title names no deadline'})")
@@ -176,7 +177,7 @@ def market_questions(markets: pl.DataFrame, config: MarketQuestionConfig = Marke
             "source_kind": "market",
             "source_ids": [m["market_id"]],
             "generator": GENERATOR,
-            "category": category_of(m["question"]),
+            "category": category_of(m["question"], tags=m.get("tags"), source=market_source(m["market_id"])),
         })
     questions = frame(rows, QUESTIONS)
     if prices is not None:

@@ -34,7 +34,7 @@ from pastcast.schemas import QUESTIONS, frame
 from pastcast.text import normalise, word_count
 from pastcast.text.answer_types import ANSWER_TYPES as ANSWER_TYPE_VOCABULARY
 from pastcast.text.answer_types import NUMERIC_TYPES, answer_type_original, canonical_answer_type
-from pastcast.text.vocabulary import MONTHS
+from pastcast.text.vocabulary import BINARY_ANSWERS, MONTHS
 
 STAGE = "validate"
 ANSWER_TYPES = frozenset(ANSWER_TYPE_VOCABULARY)  # every type of the vocabulary: all allowed
@@ -80,6 +80,9 @@ def problem(q: dict, config: ValidateConfig = ValidateConfig()) -> tuple[str, st
         return "answer_type_not_allowed", f"{answer_type!r} not in {sorted(config.answer_types)}"
     if answer in ("yes", "no") and answer_type != "binary":
         return "yes_no_answer", f"{q['answer']!r} for a {answer_type} question"
+    if answer_type == "binary" and answer not in BINARY_ANSWERS:
+        # the leak checks skip binary answers: a name typed binary would never be checked
+        return "binary_answer_not_yes_no", f"{q['answer']!r} for a binary question"
     if _BARE_NUMBER.match(q["answer"].strip()) and answer_type not in NUMERIC_TYPES:
         return "bare_number", f"{q['answer']!r} for a {answer_type} question"
     resolves = q["resolution_date"]

@@ -29,7 +29,9 @@ ticker), resolved to the market that settled yes; its markets count as kept (mer
 question = ``title``; background = ``yes_sub_title``/``subtitle`` (events: ``sub_title``);
 resolution criteria = ``rules_primary`` + ``rules_secondary``. ``resolved_at`` =
 ``settlement_ts``, else ``expiration_time``, else ``close_time``. ``url`` is constructed:
-``https://kalshi.com/markets/<ticker>`` (the event ticker for events).
+``https://kalshi.com/markets/<ticker>`` (the event ticker for events). ``tags``: the market's
+``category`` (older responses), then its event's (deprecated there in favour of the series'
+``category``, which these responses do not carry).
 
 Candlesticks: the price at ``end_period_ts`` is ``price.close`` (last trade), else the midpoint
 of the ``yes_bid``/``yes_ask`` closes; a candle with neither is dropped (``no_price``). Candles of
@@ -184,7 +186,8 @@ def _market_row(m: dict, event: dict | None) -> tuple[dict, dict[str, Target]]:
                   question=m.get("title") or m.get("yes_sub_title") or "",
                   background=m.get("yes_sub_title") or m.get("subtitle"),
                   resolution_criteria=_rules(m), created_at=m.get("created_time") or m.get("open_time"),
-                  close_at=m.get("close_time"), url=URL + ticker)
+                  close_at=m.get("close_time"), url=URL + ticker,
+                  tags=[c for c in (m.get("category"), (event or {}).get("category")) if isinstance(c, str)])
     if str(m.get("market_type") or "binary").lower() == "scalar":
         low, high = _number(m.get("floor_strike")), _number(m.get("cap_strike"))
         status, value = _scalar_outcome(m, phase, low, high)
@@ -217,7 +220,8 @@ def _event_row(ev: dict, subs: list[dict]) -> tuple[dict, dict[str, Target]]:
         created_at=min((t for t in created if t), default=None),
         close_at=max((t for t in closes if t), default=None), resolved_at=resolved_at,
         resolution=resolution, background=ev.get("sub_title"), resolution_criteria="\n".join(rules),
-        url=URL + event_ticker)
+        url=URL + event_ticker,
+        tags=[c for c in [ev.get("category")] + [m.get("category") for m in subs] if isinstance(c, str)])
     return row, {str(m["ticker"]): (market_id, label) for label, m in zip(labels, subs)}
 
 

@@ -17,6 +17,8 @@ mapped as the docs say); POLL, BOUNTIED_QUESTION, QUADRATIC_FUNDING and STONK ar
 ``not_a_forecast``; other types are numeric if they carry min and max, else
 ``unsupported_market_type``.
 
+Tags: the market's ``groupSlugs`` (a FullMarket field; a LiteMarket has none).
+
 Rules, chosen so an import never depends on the wall clock:
 - An unresolved market is ``closed`` when its ``closeTime`` is at or before the newest time in
   the data (creation, update, bet, resolution times and bets' ``createdTime``; ``closeTime``
@@ -207,9 +209,14 @@ def _build(market_id: str, raw: dict, as_of: datetime | None) -> Built:
         background=_text(raw.get("description")) or raw.get("textDescription"),
         resolution_criteria=_text(raw.get("resolutionCriteria")), created_at=raw["createdTime"],
         close_at=raw.get("closeTime"), resolved_at=raw.get("resolutionTime") if resolved else None,
-        url=url, **fields)
+        url=url, tags=_list(raw.get("groupSlugs")), **fields)
     labels = {str(a["id"]): a["text"] for a in answers if a.get("id") is not None} if kind in MULTI else {}
     return Built(row, labels)
+
+
+def _list(value: Any) -> list:
+    """A list field of the API (``groupSlugs``), or nothing when it is absent or not a list."""
+    return value if isinstance(value, list) else []
 
 
 def _is_resolved(raw: dict) -> bool:

@@ -11,6 +11,10 @@ Conventions every reader follows:
 - Numeric markets (``numeric``, or ``date`` with values in epoch seconds) have no outcome
   labels; their stated range and resolution value let the question stage bucket them.
 - Times are UTC; a price is visible from its ``ts`` on.
+- ``tags`` are the platform's own topic labels as it writes them (Manifold ``groupSlugs``,
+  Polymarket tag labels and ``category``, Metaculus category/tag/topic names, Kalshi
+  ``category``): stripped, blanks and repeats dropped, first-seen order; empty where the
+  platform gives none (ForecastBench). The question stage maps them onto its categories.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ def market_row(*, market_id: str, platform: str, question: str, outcome_type: st
                close_at=None, resolved_at=None, resolution: str | None = None,
                resolution_value: float | None = None, range_min: float | None = None,
                range_max: float | None = None, log_scale: bool | None = None,
-               url: str | None = None) -> dict:
+               url: str | None = None, tags=None) -> dict:
     """One ``markets`` row; a ValueError saying what is wrong when the fields disagree."""
     if outcome_type not in OUTCOME_TYPES:
         raise ValueError(f"outcome_type {outcome_type!r} is not one of {OUTCOME_TYPES}")
@@ -76,7 +80,25 @@ def market_row(*, market_id: str, platform: str, question: str, outcome_type: st
         "range_max": None if range_max is None else float(range_max),
         "log_scale": log_scale,
         "url": url,
+        "tags": clean_tags(tags),
     }
+
+
+def clean_tags(tags) -> list[str]:
+    """Tag labels as strings: a platform's tag objects give their ``label`` or ``name`` (else
+    ``slug``); blanks and repeats (case-insensitive) dropped, first-seen order kept."""
+    out: list[str] = []
+    seen: set[str] = set()
+    for tag in [tags] if isinstance(tags, (str, dict)) else tags or ():
+        if isinstance(tag, dict):
+            tag = tag.get("label") or tag.get("name") or tag.get("slug")
+        if not isinstance(tag, str) or not tag.strip():
+            continue
+        text = " ".join(tag.split())
+        if text.casefold() not in seen:
+            seen.add(text.casefold())
+            out.append(text)
+    return out
 
 
 def price_row(market_id: str, ts, outcome: str, price) -> dict:

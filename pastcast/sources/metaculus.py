@@ -23,6 +23,8 @@ Rules:
 - Numeric, discrete and date questions are numeric markets with ``range_min``/``range_max``
   from ``scaling`` (log scale when ``zero_point`` is set); date values are epoch seconds.
   ``above_upper_bound``/``below_lower_bound`` resolve to the bound itself.
+- ``tags`` are the names of the post's ``projects`` of kind category, topic and tag (legacy
+  api2 questions: none).
 - ``created_at`` is when forecasting opened (``open_time``, else ``published_at``, else
   ``created_at``): a draft is not public. Unresolved questions take their status from the
   question's ``status`` (api2: ``active_state``); without one, a question is ``closed`` when
@@ -46,6 +48,7 @@ POST_PARTS = ("question", "group_of_questions", "conditional", "notebook")
 OUTCOME_TYPES = {"binary": "binary", "multiple_choice": "multiple_choice", "numeric": "numeric",
                  "discrete": "numeric", "date": "date"}
 OPEN_STATES = {"open": "open", "upcoming": "open", "closed": "closed"}
+PROJECT_KINDS = ("category", "topic", "tag")  # a post's projects that name its subject (tags)
 NUMERIC = ("numeric", "date")  # no outcome labels: a value in a range (dates in epoch seconds)
 LEGACY_CODES = {-1.0: "ambiguous", -2.0: "annulled"}  # api2's special resolution values
 # Times that say "the data is at least this new" (close times are schedules, so none of them).
@@ -267,7 +270,17 @@ def _post_market(market_id: str, post: dict, q: dict, as_of: datetime | None) ->
                                                     q.get("resolution_set_time"),
                                                     post.get("actual_resolve_time")),
         url=f"{SITE}/questions/{post_id}/{slug + '/' if slug else ''}" if post_id else None,
-        **fields)
+        tags=_project_names(post), **fields)
+
+
+def _project_names(post: dict) -> list:
+    """The names of a post's topical projects: ``projects.category``, ``.topic`` and ``.tag``
+    (tournaments, the site feed and question series say where, not what, so they are left out)."""
+    projects = post.get("projects")
+    if not isinstance(projects, dict):
+        return []
+    return [p.get("name") for kind in PROJECT_KINDS for p in projects.get(kind) or []
+            if isinstance(p, dict)]
 
 
 def _legacy_market(market_id: str, post: dict, q: dict, as_of: datetime | None) -> dict:

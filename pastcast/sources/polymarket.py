@@ -29,6 +29,8 @@ Markets:
   price is >= 0.99, cancelled when every final price is ~0 (nothing paid out), ambiguous when
   the prices are all equal (a 50/50 settlement) or UMA says resolved at another price
   (``resolution_value`` = final P(Yes)); otherwise closed.
+- ``tags``: the labels of the market's ``tags`` (Gamma sends them with ``include_tag=true``)
+  and its ``category`` (older markets), then those of its event (``tags``, ``category``).
 - ``resolved_at`` = ``closedTime`` (set when Polymarket closes a resolved market), else
   ``endDate``. ``url`` is constructed: ``https://polymarket.com/event/<event slug>`` (the
   market's own slug when no event is known).
@@ -152,6 +154,19 @@ def _url(event: dict | None, m: dict) -> str | None:
     return f"https://polymarket.com/event/{slug}" if slug else None
 
 
+def _tags(*records: dict | None) -> list:
+    """Tag objects (``{"label", "slug"}``) and ``category`` strings of the records, in order."""
+    out: list = []
+    for rec in records:
+        if not isinstance(rec, dict):
+            continue
+        if isinstance(rec.get("tags"), list):
+            out += [t for t in rec["tags"] if isinstance(t, (dict, str))]
+        if isinstance(rec.get("category"), str):
+            out.append(rec["category"])
+    return out
+
+
 def _market_row(m: dict, event: dict | None) -> tuple[dict, dict[str, Target]]:
     labels, prices, tokens = _outcomes(m)
     binary = labels == BINARY
@@ -163,7 +178,7 @@ def _market_row(m: dict, event: dict | None) -> tuple[dict, dict[str, Target]]:
         created_at=m.get("createdAt") or m.get("startDate"), close_at=m.get("endDate"),
         resolved_at=_resolved_at(m, status), resolution=resolution,
         resolution_value=p_yes if binary else None, resolution_criteria=_criteria(m),
-        url=_url(event, m))
+        url=_url(event, m), tags=_tags(m, event))
     targets: dict[str, Target] = {token: "no_token" if binary and label == "No" else (market_id, label)
                                   for label, token in zip(labels, tokens)}
     return row, targets
@@ -189,7 +204,7 @@ def _event_row(ev: dict, subs: list[dict]) -> tuple[dict, dict[str, Target]]:
         market_id=market_id, platform=PLATFORM, question=ev.get("title") or "",
         outcome_type="multiple_choice", outcomes=labels, status=status, created_at=created,
         close_at=ev.get("endDate"), resolved_at=resolved_at, resolution=resolution,
-        resolution_criteria=_criteria(ev), url=_url(ev, {}))
+        resolution_criteria=_criteria(ev), url=_url(ev, {}), tags=_tags(ev, *subs))
     return row, targets
 
 

@@ -95,11 +95,21 @@ def read_peer_questions(fmt: str, inputs: Iterable[str | Path], config: ImportCo
     return PeerImport(fmt, [str(p) for p in files], deduped.questions, all_drops, records, columns, {}, config)
 
 
+OUTPUT_FILES = ("questions.parquet", "drops.parquet", "markets.parquet", "market_prices.parquet", "import.json")
+
+
 def import_questions(fmt: str, inputs: Iterable[str | Path], out_dir: str | Path,
-                     config: ImportConfig = ImportConfig()) -> PeerImport:
-    """``pastcast questions import``: one peer format's files to ``out_dir`` (see the module doc)."""
-    result = read_peer_questions(fmt, inputs, config)
+                     config: ImportConfig = ImportConfig(), force: bool = False) -> PeerImport:
+    """``pastcast questions import``: one peer format's files to ``out_dir`` (see the module doc).
+    A folder that holds anything is replaced only with ``force`` (and then an earlier import's
+    files, such as its markets, never linger beside the new ones)."""
     out_dir = Path(out_dir)
+    if out_dir.is_dir() and any(out_dir.iterdir()):
+        if not force:
+            raise FileExistsError(f"{out_dir} exists and is not empty: pass --force to replace the import in it")
+        for name in OUTPUT_FILES:
+            (out_dir / name).unlink(missing_ok=True)
+    result = read_peer_questions(fmt, inputs, config)
     result.paths = {
         "questions": write_parquet(conform(result.questions, QUESTIONS, "questions"), out_dir / "questions.parquet"),
         "drops": write_parquet(conform(result.drops, DROPS, "drops"), out_dir / "drops.parquet"),

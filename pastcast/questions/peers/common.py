@@ -9,7 +9,8 @@ candidate questions, in polars expressions over the whole file:
   resolution date ``missing_field``; a date that is not one (``YYYY-MM-DD``, ISO 8601 with or
   without a time and offset, ``YYYY-MM-DD HH:MM:SS``, epoch seconds or milliseconds; times
   are taken to their UTC day) ``bad_date``; a list that is not one (a JSON array, or a list
-  column) ``bad_value``;
+  column), or an answer that is a JSON list or object, ``bad_value`` (an answer true/false is
+  Yes/No);
 - the peer's id is the ``question_id`` as written, and ``source_ids`` is ``<format>:<id>``
   (and the source article's URL when the peer names one) unless the file has ``source_ids``;
 - the answer type is mapped to the vocabulary of ``pastcast.text.answer_types`` (a label
@@ -184,6 +185,10 @@ def _verdicts(work: pl.DataFrame, used: dict[str, str]) -> tuple[pl.Expr, pl.Exp
             rules.append((pl.col(t).is_not_null() & pl.col(f"_{t}").is_null(), "bad_date",
                           pl.format("{} '{}' is not a date (YYYY-MM-DD or ISO 8601)", pl.lit(used[t]),
                                     pl.col(t).str.slice(0, 40))))
+    if "answer" in used:  # an answer is one text: a JSON list or object is several, or none
+        rules.append((pl.col("answer").str.contains(r"^\s*(?:\[.*\]|\{.*\})\s*$"), "bad_value",
+                      pl.format("{} {} is a JSON list or object, not one answer", pl.lit(used["answer"]),
+                                pl.col("answer").str.slice(0, 60))))
     for t in LISTS:
         if f"_{t}_error" in work.columns:
             rules.append((pl.col(f"_{t}_error").is_not_null(), "bad_value",

@@ -33,7 +33,7 @@ def read_forecastbench_questions(paths: Sequence[Path], horizon_days: int | None
         raise ValueError("; ".join(unreadable))
     markets = imported.frame("markets", MARKETS).sort("market_id")
     prices = imported.frame("market_prices", MARKET_PRICES).sort("market_id", "ts", "outcome")
-    questions, market_drops = market_questions(markets, MarketQuestionConfig(horizon_days=horizon_days))
+    questions, market_drops = market_questions(markets, MarketQuestionConfig(horizon_days=horizon_days), prices)
     counts = imported.counts()
     counts["market"] = {"read": markets.height, "kept": questions.height, "dropped": market_drops.height}
     return questions, imported.drops_frame(), market_drops, markets, prices, counts

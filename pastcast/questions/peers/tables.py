@@ -161,6 +161,8 @@ def _json_document(path: Path) -> list[Record]:
 def _text(value: Any) -> str | None:
     if value is None or isinstance(value, str):
         return value
+    if isinstance(value, bool):  # a binary resolution written true/false
+        return "Yes" if value else "No"
     if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
         return str(int(value))  # an id or a year written 123.0 by a spreadsheet
     if isinstance(value, dict | list):

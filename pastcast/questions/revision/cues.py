@@ -37,7 +37,10 @@ def _cues(lang: str, table: list[tuple], flags=re.I) -> list[Cue]:
 
 
 _ADV = r"(?:(?:also|now|formally|officially|then|soon|duly)\s+)?"
-_ROLE_EN = (r"take\s+over|take\s+the\s+helm|take\s+charge|become|succeed|replace|step\s+in\s+as|receive|"
+_ROLE_EN = (r"take\s+over|take\s+the\s+helm|take\s+the\s+reins|take\s+charge|become|succeed|replace|"
+            r"step\s+in\s+as|step\s+into|receive|"
+            r"assume\s+(?:the\s+)?(?:role|post|position|office|presidency|chair\w*|leadership|command)|"
+            r"be\s+(?:formally|officially)\s+(?:named|appointed|installed|inaugurated|confirmed\s+as)|"
             r"be\s+(?:named|appointed|installed|inaugurated|crowned|awarded|honou?red|sworn\s+in\s+as|"
             r"confirmed\s+as|presented\s+with|the\s+(?:next|new))")
 
@@ -57,6 +60,10 @@ EN = _cues("en", [
      r"(?:appoint|name|hire|install|elect|select|choose|pick|promote)\b", "o"),
     (r"\b(?:agreed|voted|decided)\s+to\s+award\s+(?:\S+\s+){0,5}?to\b", "o"),
     (r"\b(?P<lic>will)\s+(?:appoint|name)\b", "o"),
+    # found by a review: "announced the appointment of X as", "has hired X as", "President-elect X"
+    (r"\b(?:announced|confirmed|approved)\s+the\s+appointment\s+of\s+(?:\S+\s+){1,4}?as\b", "x"),
+    (r"\b(?:has|have|had)\s+(?:hired|appointed|named|tapped|installed)\b", "o"),
+    (r"\b(?:president|mayor|governor|chancellor|premier|prime\s+minister)-elect\b", "o"),
     (r"\b(?:has\s+|have\s+|had\s+)?agreed\s+to\s+(?:buy|acquire|purchase|take\s+over|merge\s+with)\b", "s"),
     (r"\bagreed\s+to\s+sell\s+(?:\S+\s+){0,5}?to\b", "o"),
     (r"\b(?:agreed|voted|decided)\s+to\s+(?:raise|cut|lower|reduce|increase|hold|keep|set|freeze|build)\b", "r"),
@@ -141,7 +148,7 @@ CONFIRMATION = re.compile(r"\b(?:confirmed|confirms|announced|announces|declared
 # Hedges of other languages (the English ones: ``lexical.HEDGE``). Any case, whole words.
 _HEDGES_LATIN = (
     # German
-    r"könnte|könnten|dürfte|dürften|soll|sollen|sollte|voraussichtlich|wahrscheinlich|möglicherweise|vermutlich|"
+    r"könnte|könnten|dürfte|dürften|soll|sollen|sollte|wohl|voraussichtlich|wahrscheinlich|möglicherweise|vermutlich|"
     r"angeblich|offenbar|gilt\s+als|gelten\s+als|favorit\w*|kandidat\w*|gehandelt|im\s+gespräch|gespräch\w*|"
     r"verhandelt|verhandlung\w*|berichten\s+zufolge|informationen|insider\w*|kreisen|hochrechnung\w*|"
     r"prognose\w*|umfrage\w*|vorn|vorne|ob|falls|wenn|nicht|kein\w*|offen|nominiert|mögliche[rns]?|erwartet|"

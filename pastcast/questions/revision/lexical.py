@@ -75,7 +75,9 @@ _OWN_HEDGES = (
     r"preferred|wants?|"
     # unnamed sources and market talk: "the FT understands", "people briefed on", "investors bet that"
     r"talk\s+(?:in|is|of)|understands|briefed|bets?\s+that|betting|speculat(?:e|es|ed|ing)|unnamed|anonymity|"
-    r"privately|not\s+authori[sz]ed"
+    r"privately|not\s+authori[sz]ed|"
+    # opinions and conditions (found by a review): "supporters say X will", "pending approval"
+    r"supporters?|critics?|fears?|feared|fearing|pending|subject\s+to|conditional|provided\s+that"
 )
 _SHARED_HEDGES = phrases(HEDGES, gap=r"\s+")
 HEDGE = re.compile(rf"\b(?:{_SHARED_HEDGES}|{_OWN_HEDGES})\b|n['’]t\b", re.I)
