@@ -32,7 +32,7 @@ from pathlib import Path
 
 import polars as pl
 
-from pastcast.questions.extractive.categories import CATEGORIES
+from pastcast.questions.categories import category_of
 from pastcast.schemas import DROPS, QUESTIONS
 from pastcast.text.answer_types import answer_type_original, canonical_answer_type
 
@@ -200,15 +200,6 @@ def _verdicts(work: pl.DataFrame, used: dict[str, str]) -> tuple[pl.Expr, pl.Exp
     return reason, detail
 
 
-def _category(title: pl.Expr) -> pl.Expr:
-    """``category_of`` over a column: its patterns (plain alternations) in polars' regex engine."""
-    out = pl.lit("other")
-    for name, pattern in reversed(CATEGORIES):
-        flags = "(?i)" if pattern.flags & re.I else ""
-        out = pl.when(title.str.contains(flags + pattern.pattern)).then(pl.lit(name)).otherwise(out)
-    return out
-
-
 def _lookup(series: pl.Series, fn) -> pl.Series:
     """``fn`` of each distinct value (labels and titles repeat), mapped back over the column."""
     mapping = {v: fn(v) for v in series.drop_nulls().unique().to_list()}
@@ -231,7 +222,7 @@ def _questions(good: pl.DataFrame, spec: Columns, used: dict[str, str], config: 
     out = good.with_columns(
         pl.Series("_type", _lookup(labels, peer_answer_type)).fill_null("other"),
         pl.Series("_type_original", _lookup(labels, answer_type_original)),
-        _category(pl.col("title")).alias("_category"))
+        pl.Series("_category", _lookup(good["title"], category_of)).fill_null("other"))
     return out.select(
         pl.col("question_id"), pl.col("title"), given("background"), given("resolution_criteria"),
         pl.col("answer"), given("answer_aliases", pl.List(pl.String)).fill_null(empty).alias("answer_aliases"),
