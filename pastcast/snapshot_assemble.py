@@ -5,11 +5,13 @@ blocking checks, and moves ``LATEST`` only when every check passes, like ``pastc
 
 from __future__ import annotations
 
+import json
 from datetime import date
 from pathlib import Path
 
 import polars as pl
 
+from pastcast.io import sha256_file
 from pastcast.questions.generate import read_articles
 from pastcast.schemas import (DROPS, MARKET_PRICES, MARKETS, QUESTION_EVIDENCE, QUESTION_QUALITY, QUESTIONS,
                               empty)
@@ -17,7 +19,7 @@ from pastcast.search.visibility import news_window
 from pastcast.snapshot import write_snapshot
 
 
-FILTER_OUTPUT = ("questions.parquet", "drops.parquet", "evidence.parquet", "audit.md")
+FILTER_OUTPUT = ("questions.parquet", "drops.parquet", "evidence.parquet", "audit.md", "filter.json")
 
 
 def _optional(folder: Path, name: str, schema) -> pl.DataFrame:
@@ -47,6 +49,10 @@ def assemble_snapshot(questions_dir: str | Path, articles: str | Path, root: str
         # an import or a generation not yet filtered: leaks and early answers never checked
         raise FileNotFoundError(f"{qdir} is not a `pastcast questions filter` --out folder (no "
                                 f"{', '.join(missing_files)}): filter the questions first")
+    written = json.loads((qdir / "filter.json").read_text(encoding="utf-8")).get("questions_sha256")
+    if written != sha256_file(qdir / "questions.parquet"):
+        raise ValueError(f"{qdir / 'questions.parquet'} is not the file `pastcast questions filter` wrote there "
+                         f"(its sha256 differs from filter.json): filter the questions again")
     questions = pl.read_parquet(qdir / "questions.parquet")
     missing = set(QUESTIONS) - set(questions.columns)
     if missing:

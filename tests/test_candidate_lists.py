@@ -68,7 +68,33 @@ SINGLED_OUT = [
     ("Of the finalists Korsholm, Estvale and Tarnby, Korsholm and Tarnby were eliminated.", "Estvale"),
     ("Between Korsholm, Estvale and Tarnby, Estvale got the nod.", "Estvale"),
     ("候选城市为Korsholm、Estvale和Tarnby，国际奥委会选定Estvale。", "Estvale"),
+    # a second review: eliminations in another sentence, labels and counts on the items
+    ("Korsholm and Tarnby withdrew. Candidates were Korsholm, Estvale and Tarnby.", "Estvale"),
+    ("Candidates were Korsholm, Estvale and Tarnby. Korsholm and Tarnby have since bowed out.", "Estvale"),
+    ("Bids: Korsholm (Rejected), Estvale (Accepted) and Tarnby (Rejected).", "Estvale"),
+    ("Candidates Korsholm, Estvale and Tarnby got 12, 60 and 8 votes respectively.", "Estvale"),
+    ("Bewerber waren Korsholm, Estvale und Tarnby; Korsholm und Tarnby zogen zurück.", "Estvale"),
+    ("Les candidats sont Korsholm, Estvale et Tarnby, mais Korsholm et Tarnby ont abandonné.", "Estvale"),
+    ("Los candidatos son Korsholm, Estvale y Tarnby, pero Korsholm y Tarnby se retiraron.", "Estvale"),
+    ("候选城市为Korsholm、Estvale和Tarnby，但Korsholm和Tarnby已放弃申办。", "Estvale"),
 ]
+
+
+OPTIONS = ["Korsholm", "Estvale", "Tarnby"]
+
+
+@pytest.mark.parametrize("background, criteria", [
+    ("Estvale will host the 2030 Games, not Korsholm.", ""),
+    ("The IOC chose Estvale over Korsholm and Tarnby.", ""),
+    ("Estvale is the host city. Korsholm and Tarnby lost out.", ""),
+    ("", "This market resolves to Estvale. Korsholm and Tarnby are listed for completeness."),
+    ("Candidates were Korsholm, Estvale and Tarnby.", "Korsholm and Tarnby withdrew their bids."),
+])
+def test_a_questions_own_options_excuse_nothing(background, criteria):
+    """The options a question lists (a market's) do not excuse its text: only a candidate list
+    in the text does (a second review found outcomes passed through the former shortcut)."""
+    q = {**host(background, "Estvale", "place"), "resolution_criteria": criteria, "candidate_outcomes": OPTIONS}
+    assert not clean(q)
 
 
 def test_a_question_listing_its_own_options_still_leaks_when_it_singles_one_out():
@@ -150,3 +176,10 @@ def test_held_out_cases_never_let_a_leak_through():
     assert let_through == []
     lists = [listed for r, listed in called if r["listed"]]
     assert sum(lists) / len(lists) >= 0.75
+
+
+def test_a_name_typed_binary_is_still_checked_for_leaks():
+    q = {**host("Anna Berg won the 2026 Orrin Prize.", "Anna Berg"), "answer_type": "binary"}
+    assert not clean(q)
+    assert set(leaks_in_snapshot(frame([q], QUESTIONS))) == {"q"}
+    assert clean({**q, "answer": "Yes"})  # a yes/no answer is never looked for

@@ -122,3 +122,15 @@ def test_no_real_forecastbench_answer_is_revealed_before_its_named_deadline_or_e
     moved = questions.join(markets.select("market_id", pl.col("resolved_at").dt.date().alias("raw")),
                            left_on=pl.col("source_ids").list.first(), right_on="market_id")
     assert moved.filter(pl.col("resolution_date") > pl.col("raw")).height >= 10
+
+
+def test_a_side_clause_date_does_not_excuse_a_metaculus_close():
+    """The latest date counts: a Metaculus copy closing just after a side clause's date, with
+    the question's own deadline a year later, is dropped, not revealed a year early."""
+    title = "After the ceasefire signed on January 19, 2025, will fighting resume in 2025?"
+    assert named_deadline(title, date(2025, 1, 1)) == ("by", date(2026, 1, 1))
+    assert named_deadline(title, date(2025, 1, 1), strict=True) is None
+    rows = [market("forecastbench:metaculus:9", title, "2025-01-01", "2025-01-20T00:00:00", "2025-01-20", "Yes")]
+    questions, drops = market_questions(frame(rows, MARKETS))
+    assert questions.is_empty() and drops["reason"].to_list() == ["resolution_date_unknown"]
+    assert named_deadline("Will X remain CEO through 2025?", REF) == ("on", date(2026, 1, 1))  # a state

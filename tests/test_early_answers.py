@@ -267,6 +267,15 @@ if __name__ == "__main__":  # the figures of bench/README.md, "Early answers"
     ("Critics fear Anna Weber will become chief executive.", False),
     ("Anna Weber will take over as chief executive, pending shareholder approval.", False),
     ("Anna Weber wird wohl neue Vorstandschefin.", False),
+    # a second review
+    ("Anna Weber became mayor on Monday.", True),
+    ("Anna Weber took office as mayor on Monday.", True),
+    ("The prize went to Anna Weber.", True),
+    ("This year's winner is Anna Weber.", True),
+    ("Globex tapped Anna Weber as chief executive.", True),
+    ("The last remaining rival conceded to Anna Weber.", True),
+    ("Analysts say Anna Weber will become chief executive.", False),
+    ("Anna Weber is set to become chief executive once regulators sign off.", False),
 ])
 def test_review_cases(sentence, settled):
     from pastcast.questions.revision.lexical import settles

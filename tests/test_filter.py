@@ -178,7 +178,8 @@ def test_the_audit_report_and_the_cli_files(planted, tmp_path):
     assert result.exit_code == 0, result.output
     assert "9 candidates -> 4 questions" in result.output
     assert sorted(p.name for p in (tmp_path / "cli").iterdir()) == ["audit.md", "drops.parquet", "evidence.parquet",
-                                                                   "quality.parquet", "questions.parquet"]
+                                                                   "filter.json", "quality.parquet",
+                                                                   "questions.parquet"]
     assert pl.read_parquet(tmp_path / "cli" / "questions.parquet").equals(run.questions)
 
 

@@ -50,8 +50,8 @@ def test_questions_never_filtered_are_refused(tmp_path, articles_dir):  # noqa: 
     assert not (tmp_path / "snapshots" / "raw").exists()
 
 
-def test_a_snapshot_that_fails_a_blocking_check_is_not_published(tmp_path, articles_dir):  # noqa: F811
-    # a filtered folder edited afterwards: a leaky question added by hand
+def test_questions_changed_after_the_filter_are_refused(tmp_path, articles_dir):  # noqa: F811
+    # a filtered folder edited afterwards (a leaky question added, or an import written over it)
     peer = write_of(tmp_path / "test-00000-of-00001.parquet", LEAKY)
     assert run("questions", "import", "--format", "openforesight", peer, "--out", tmp_path / "of").exit_code == 0
     assert run("questions", "filter", "--questions", tmp_path / "of", "--articles", articles_dir,
@@ -62,6 +62,11 @@ def test_a_snapshot_that_fails_a_blocking_check_is_not_published(tmp_path, artic
     pl.concat([kept, leaky]).write_parquet(tmp_path / "f" / "questions.parquet")
     result = run("snapshot", "create", "--questions", tmp_path / "f", "--articles", articles_dir,
                  "--name", "edited", "--root", tmp_path / "snapshots")
-    assert result.exit_code == 1 and "FAILED" in result.output
-    assert latest_version(tmp_path / "snapshots", "edited") is None
-    assert (tmp_path / "snapshots" / "edited" / "v1").is_dir()  # kept, unpublished, for inspection
+    assert result.exit_code == 1 and "filter the questions again" in result.output
+    assert not (tmp_path / "snapshots" / "edited").exists()
+    # an import forced over the filter's folder is caught the same way
+    assert run("questions", "import", "--format", "openforesight", peer, "--out", tmp_path / "f",
+               "--force").exit_code == 0
+    result = run("snapshot", "create", "--questions", tmp_path / "f", "--articles", articles_dir,
+                 "--name", "edited", "--root", tmp_path / "snapshots")
+    assert result.exit_code == 1 and "filter the questions again" in result.output

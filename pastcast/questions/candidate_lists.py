@@ -40,7 +40,7 @@ CANDIDACY_CUES = (
     "candidates?", "candidacy", "nominees?", "nominated for", "nominations?", "shortlist(?:ed|s)?",
     "short-list(?:ed)?", "finalists?", "final bids?", "bids?", "bidders?", "contenders?",
     "in the running", "in contention", "race between", "contest between", "vying", "compete",
-    "competing", "standing for", "running for", "options?", "choices?", "which of", "among",
+    "competing", "standing for", "running for", "options?", "choices?", "which of", "one of", "among",
     "between", "versus", "vs",
     # German
     "kandidat(?:en|in|innen)?", "bewerber(?:in|innen)?", "bewerbung(?:en)?", "finalist(?:en|in|innen)?",
@@ -75,23 +75,27 @@ SINGLING_CUES = (
     "drew", "topped", "tops", "first", "second", "third", "last", "most", "fewest",
     "eliminated", "lost", "loses", "losing", "withdrew", "withdrawn", "pulled out", "dropped out",
     "knocked out", "ruled out", "conceded", "remaining", "remains", "only", "got the nod", "nod",
-    "prevailed", "succeeded",
+    "prevailed", "succeeded", "chose", "picks", "quit", "quits", "disqualified", "scrapped",
+    "bowed out", "are out", "is out", "rejected", "accepted", "respectively", "cut to",
+    "lost out", "out of the race", "abandoned", "retired",
     # German
     "favorit(?:in|en)?", "gewann", "gewinnt", "gewonnen", "sieger(?:in)?", "gewählt", "ernannt",
-    "setzte sich durch", "ausgeschieden", "zurückgezogen", "Reihenfolge",
+    "setzte sich durch", "ausgeschieden", "zurückgezogen", "zogen zurück", "zog zurück", "raus",
+    "aufgegeben", "abgelehnt", "Reihenfolge",
     # French
-    "favori(?:te|s|tes)?", "remporte", "remporté", "vainqueur", "gagnant(?:e)?", "élue?", "nommée?", "éliminée?s?",
+    "favori(?:te|s|tes)?", "remporte", "remporté", "vainqueur", "gagnant(?:e)?", "élue?", "nommée?", "éliminée?s?", "abandonné", "renoncé", "rejetée?s?",
     "retiré(?:e|s|es)?", "dans l'ordre",
     # Spanish, Portuguese, Italian
-    "favorit[oa]s?", "ganó", "gana", "ganador(?:a)?", "elegid[oa]", "nombrad[oa]", "vincitore", "eliminad[oa]s?",
+    "favorit[oa]s?", "ganó", "gana", "ganador(?:a)?", "elegid[oa]", "nombrad[oa]", "vincitore", "eliminad[oa]s?", "se retiraron", "se retiró", "retirad[oa]s?",
+    "rechazad[oa]s?",
     "en ese orden",
     "vinto", "eletto",
     # Russian
-    "фаворит\\w*", "победил\\w*", "победител\\w*", "избран\\w*", "назначен\\w*", "выбыл\\w*",
+    "фаворит\\w*", "победил\\w*", "победител\\w*", "избран\\w*", "назначен\\w*", "выбыл\\w*", "снял\\w*", "отказал\\w*", "отклон\\w*",
 )
 SINGLING_CUES_UNSPACED = ("热门", "熱門", "获胜", "獲勝", "胜出", "勝出", "当选", "當選", "夺冠", "奪冠",
                           "本命", "優勝", "当選", "选定", "選定", "选中", "選中", "获选", "獲選", "落选", "落選",
-                          "淘汰", "退出", "得票", "票数", "選ばれ", "決定")
+                          "淘汰", "退出", "得票", "票数", "放弃", "放棄", "撤回", "落败", "落敗", "選ばれ", "決定")
 
 # Words that join the last items of a list. Only unambiguous ones: Dutch "of" ("or") is the
 # English preposition, "en" is French "in", "i" the English pronoun.
@@ -168,7 +172,8 @@ def _units(text: str, begin: int, stop: int, start: int, end: int) -> list[_Unit
             while j < len(flat) and flat[j].kind != "close":
                 j += 1
             inner = flat[i + 1:j]
-            names = bool(inner) and all(x.kind in ("name", "connector") for x in inner) and inner[0].kind == "name"
+            names = (bool(inner) and inner[0].kind == "name"  # "(Labour and Commons Party)" is one name
+                     and all(x.kind in ("name", "connector", "conj", "comma") for x in inner))
             units.append(_Unit("paren", u.start, flat[j].end if j < len(flat) else u.end, names,
                                any(x.mention for x in inner)))
             i = j + 1
@@ -223,6 +228,16 @@ def _leading_item(seg: list[_Unit]) -> list[_Unit] | None:
     return None
 
 
+# words that open a clause about the whole list, not an apposition to its last item
+_SUBORDINATORS = frozenset("as while when after before if but since because according with so until "
+                           "wie als während wenn nachdem comme lorsque quand como cuando según как".split())
+
+
+def _subordinate(text: str, segment: list[_Unit]) -> bool:
+    """True when ``segment`` (after a comma) opens a clause ("..., as the market resolved")."""
+    return bool(segment) and text[segment[0].start:segment[0].end].lower() in _SUBORDINATORS
+
+
 def _holds_mention(item: list[_Unit]) -> bool:
     return any(u.mention for u in item)
 
@@ -230,11 +245,9 @@ def _holds_mention(item: list[_Unit]) -> bool:
 _CLAUSE_END = re.compile(r"[;；]")
 
 
-def singles_out(text: str, start: int, end: int) -> bool:
-    """True when the sentence holding ``text[start:end]`` has a favourite, ranking or outcome
-    cue (``SINGLING_CUES``)."""
-    begin, stop = sentence_at(text, start, end)
-    return bool(_SINGLING.search(text, begin, stop))
+def reports_outcome(text: str) -> bool:
+    """True when ``text`` has a favourite, ranking or outcome cue (``SINGLING_CUES``) anywhere."""
+    return bool(_SINGLING.search(text or ""))
 
 
 def listed_as_candidate(text: str, start: int, end: int, others: tuple[tuple[int, int], ...] = ()) -> bool:
@@ -242,10 +255,16 @@ def listed_as_candidate(text: str, start: int, end: int, others: tuple[tuple[int
     options its clause presents as candidates, none singled out (see the module doc).
     ``others`` are the other mentions of the same answer in ``text``: a sentence that names it
     twice ("Between A, B and C, B got the nod") singles it out."""
+    return list_items(text, start, end, others) is not None
+
+
+def list_items(text: str, start: int, end: int, others: tuple[tuple[int, int], ...] = ()) -> list[str] | None:
+    """The other items of the candidate list ``text[start:end]`` is a bare item of (their
+    names, as written), or None when it is not one (``listed_as_candidate``)."""
     begin, stop = sentence_at(text, start, end)
     sentence = text[begin:stop]
     if _SINGLING.search(sentence) or any(begin <= s < stop for s, _e in others if (s, _e) != (start, end)):
-        return False
+        return None
     # the clause: a semicolon ends a list ("...and Tarnby; Estvale hosts in 2030" is no item)
     for m in _CLAUSE_END.finditer(text, begin, stop):
         if m.start() < start:
@@ -254,11 +273,11 @@ def listed_as_candidate(text: str, start: int, end: int, others: tuple[tuple[int
             stop = m.start()
             break
     if not _CANDIDACY.search(text, begin, stop):
-        return False
+        return None
     segments, marks = _split(_units(text, begin, stop, start, end))
     at = next((i for i, seg in enumerate(segments) if any(u.mention for u in seg)), None)
     if at is None:
-        return False
+        return None
     seg = segments[at]
     # the answer's own item: a whole segment, the first item after the list's introduction, or
     # the last one before the sentence goes on
@@ -273,7 +292,7 @@ def listed_as_candidate(text: str, start: int, end: int, others: tuple[tuple[int
         items.append(item)
         right_open = False
     else:
-        return False
+        return None
     answer_item = items[0]
     joins: list[str] = []
     i = at - 1
@@ -291,8 +310,8 @@ def listed_as_candidate(text: str, start: int, end: int, others: tuple[tuple[int
     while right_open and i < len(segments):
         item = segments[i] if _is_name_run(segments[i]) else _leading_item(segments[i])
         if not item:
-            if marks[i] == "comma" and last_is_answer:
-                return False  # "..., Tarnby, whose bid ...": detail on the answer alone
+            if marks[i] == "comma" and last_is_answer and not _subordinate(text, segments[i]):
+                return None  # "..., Tarnby, whose bid ...": detail on the answer alone
             break
         joins.append(marks[i])
         items.append(item)
@@ -301,8 +320,28 @@ def listed_as_candidate(text: str, start: int, end: int, others: tuple[tuple[int
             break
         i += 1
     if len(items) < 2 or ("conj" not in joins and len(items) < 3):
-        return False
+        return None
     with_paren = [it[-1].kind == "paren" for it in items]
     if answer_item[-1].kind == "paren" and not all(with_paren):
-        return False  # only the answer's item carries detail
-    return True
+        return None  # only the answer's item carries detail
+    return [_item_name(text, it) for it in items if it is not answer_item]
+
+
+def _item_name(text: str, item: list[_Unit]) -> str:
+    """An item's name: its words before a bracketed group."""
+    core = item[:-1] if item[-1].kind == "paren" else item
+    return text[core[0].start:core[-1].end]
+
+
+def outcome_about(texts, names: list[str]) -> str | None:
+    """A sentence of ``texts`` with an outcome or ranking cue that names one of ``names`` (the
+    other options of a list): "Korsholm and Tarnby withdrew" turns "Bids came from Korsholm,
+    Estvale and Tarnby" into the answer. None when there is none."""
+    wanted = [n.casefold() for n in names if n and n.strip()]
+    for text in texts:
+        for m in _SINGLING.finditer(text or ""):
+            begin, stop = sentence_at(text, m.start(), m.end())
+            sentence = text[begin:stop].casefold()
+            if any(n in sentence for n in wanted):
+                return text[begin:stop]
+    return None

@@ -55,7 +55,6 @@ _BEFORE_YEAR = re.compile(rf"\b(?P<word>before|by|until|through|in|during|by the
 # "by EOY", "by the end of the year", "by year-end": the year of the question's open date
 _END_OF_YEAR = re.compile(r"\b(?:by|before|until)\s+(?:eoy|the\s+end\s+of\s+(?:the|this)\s+year|year[- ]end|"
                           r"the\s+end\s+of\s+the\s+year)\b|\beoy\b", re.I)
-_ON_WORDS = {"on", "as of", "at the end of", "end of", "of"}
 
 
 def _group(m: re.Match, tag: str, x: str) -> str | None:
@@ -84,6 +83,10 @@ def _day_deadline(word: str, day: date) -> tuple[str, date]:
     if word in ("before", "prior to"):
         return "by", day
     return ("on" if word in _ON_WORDS else "by"), day + timedelta(days=1)
+
+
+# "remain CEO through 2025", "until 2025": a state that lasts up to the deadline, certain only after it
+_ON_WORDS = {"on", "as of", "at the end of", "end of", "of", "through", "until"}
 
 
 def _year_deadline(word: str, year: int) -> tuple[str, date]:
@@ -133,12 +136,16 @@ def named_deadline(title: str, reference: date, strict: bool = False) -> tuple[s
     """(kind, first day after the deadline) of the latest deadline ``title`` names, or None.
     Kind ``on``: a state on that day; ``by``: an event up to then (see the module doc). The
     latest counts: "Following its launch in March 2024, will it reach orbit by 2026?" is 2026.
-    ``strict``: only explicit deadline words (by, before, until, on, ...), not "in 2024" or
-    "of 2024", which may date something else."""
-    found = [(k, d) for k, d, loose in _candidates(title or "", reference) if not (strict and loose)]
+    ``strict``: None unless that latest date is an explicit deadline (by, before, until, on,
+    ...), not "in 2024" or "of 2024", which may date something else ("After the ceasefire
+    signed on January 19, 2025, will fighting resume in 2025?" has no explicit deadline)."""
+    found = list(_candidates(title or "", reference))
     if not found:
         return None
-    return max(found, key=lambda kd: (kd[1], kd[0] == "on"))
+    kind, day, loose = max(found, key=lambda kdl: (kdl[1], kdl[0] == "on", not kdl[2]))
+    if strict and loose:
+        return None
+    return kind, day
 
 
 def known_from(kind: str, deadline: date, answer: str | None) -> date | None:

@@ -32,7 +32,7 @@ import polars as pl
 
 from pastcast.drops import Drop, drops_frame
 from pastcast.search.index import ArticleIndex
-from pastcast.io import write_parquet, write_text
+from pastcast.io import sha256_file, write_json, write_parquet, write_text
 from pastcast.questions.difficulty import DifficultyConfig, difficulty_filter
 from pastcast.questions.leakage import cross_leaks, find_pairs, self_leaks
 from pastcast.questions.question_dedup import QuestionDedupConfig, merge_duplicates
@@ -154,8 +154,12 @@ def write_filter_run(run: FilterRun, out_dir: str | Path, title: str = "Question
 
     out_dir = Path(out_dir)
     drops = run.drops_frame().select(pl.col("item_id").alias("question_id"), "stage", "reason", "detail")
+    questions = write_parquet(run.questions, out_dir / "questions.parquet")
     return {
-        "questions": write_parquet(run.questions, out_dir / "questions.parquet"),
+        "questions": questions,
+        # what `pastcast snapshot create` checks: these questions are the ones this run kept
+        "filter": write_json({"questions_sha256": sha256_file(questions), "questions": run.questions.height,
+                              "decided_by": run.decided_by, "config": run.config}, out_dir / "filter.json"),
         "drops": write_parquet(drops.cast(FILTER_DROPS), out_dir / "drops.parquet"),
         "evidence": write_parquet(run.evidence_frame(), out_dir / "evidence.parquet"),
         "quality": write_parquet(run.quality_frame(), out_dir / "quality.parquet"),

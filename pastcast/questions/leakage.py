@@ -24,8 +24,9 @@ sentence presents as such ("Bids were submitted by Korsholm, Estvale and Tarnby"
 out, is not counted; one singled out anywhere ("Estvale, the clear favourite") is a leak. The
 same rule runs in the filter and in the blocking snapshot checks (``leaks_in_snapshot``).
 Each candidate outcome of another question is a text of its own, so an option naming the answer
-always counts. A question whose own ``candidate_outcomes`` list its answer is
-not leaking when a field of its text names another of them too.
+always counts. A list excuses nothing when a sentence of the same question's background or
+criteria reports an outcome about its other options ("Korsholm and Tarnby withdrew"). A question's own ``candidate_outcomes`` excuse
+nothing by themselves: its text must list the options as candidates like any other.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from datetime import date
 
 import polars as pl
 
-from pastcast.questions.candidate_lists import listed_as_candidate, singles_out
+from pastcast.questions.candidate_lists import list_items, outcome_about
 from pastcast.questions.steps import Evidence, StepResult
 from pastcast.schemas import QUESTIONS, complete
 from pastcast.text.mentions import (ACRONYM_MAX_LETTERS, ACRONYM_MIN_LETTERS, ACRONYMS,
@@ -91,28 +92,27 @@ def _field_docs(q: dict, fields: Sequence[str]) -> list[tuple[str, Doc]]:
     return out
 
 
-def _listed_among_options(q: dict, doc: Doc, needle: Needle) -> bool:
-    """True when ``q``'s candidate outcomes include its answer and ``doc`` also names another of
-    them: the answer is mentioned as one option of a list, not singled out."""
-    options = [o for o in (q.get("candidate_outcomes") or []) if o]
-    if len(options) < 2:
-        return False
-    answer_toks = [e.toks for e in needle.entries
-                   if e.kind == "phrase" and e.rule in ("exact", "alias", "transliteration")]
-    others = [o for o in options if _phrase(o) not in answer_toks]
-    if len(others) == len(options):  # the answer is not one of the options
-        return False
-    return any(_match(doc, _needle(o, (), "")) for o in others)
-
-
-def _singled_out(doc: Doc, needle: Needle) -> Mention | None:
+def _singled_out(doc: Doc, needle: Needle, context: tuple[str, ...] = ()) -> Mention | None:
     """The first mention of the answer in ``doc``, by position, that is not one item of a list
-    of candidates (``pastcast.questions.candidate_lists``); None when every mention is."""
-    if _match(doc, needle) is None:  # the cheap test first: most texts never name the answer
+    of candidates (``pastcast.questions.candidate_lists``); None when every one is. A list
+    excuses nothing when a sentence of ``doc`` or of ``context`` (the question's other texts)
+    reports an outcome about its other options ("Korsholm and Tarnby withdrew")."""
+    first = _match(doc, needle)  # the cheap test first: most texts never name the answer
+    if first is None:
         return None
     mentions = all_mentions(doc, needle)
     spans = tuple((m.start, m.end) for m in mentions)
-    return next((m for m in mentions if not listed_as_candidate(doc.text, m.start, m.end, spans)), None)
+    for m in mentions:
+        others = list_items(doc.text, m.start, m.end, spans)
+        if others is None or outcome_about((doc.text, *context), others):
+            return m
+    return None
+
+
+def _context(docs: list[tuple[str, Doc]]) -> tuple[str, ...]:
+    """The texts of a question read for outcomes about a list's other options: its background
+    and resolution criteria (a title asks about the outcome by design)."""
+    return tuple(doc.text for f, doc in docs if f in ("background", "resolution_criteria"))
 
 
 def self_leak_mentions(q: dict) -> list[tuple[str, Mention]]:
@@ -121,15 +121,9 @@ def self_leak_mentions(q: dict) -> list[tuple[str, Mention]]:
     needle = _needle_of(q)
     if not needle.entries:
         return []
-    out = []
-    for f, doc in _field_docs(q, OWN_FIELDS):
-        if _listed_among_options(q, doc, needle) and not any(
-                singles_out(doc.text, m.start, m.end) for m in all_mentions(doc, needle)):
-            continue  # its own options listed, none singled out ("Estvale, the clear favourite" is)
-        m = _singled_out(doc, needle)
-        if m:
-            out.append((f, m))
-    return out
+    docs = _field_docs(q, OWN_FIELDS)
+    context = _context(docs)
+    return [(f, m) for f, doc in docs if (m := _singled_out(doc, needle, context))]
 
 
 def _describe(m: Mention) -> str:
@@ -162,7 +156,8 @@ def _host_mentions(docs: list[tuple[str, Doc]], needle: Needle) -> list[tuple[st
     """(field, mention) of an answer singled out in another question's visible text. Each of
     its candidate outcomes is a text of its own: an option naming the answer names it alone
     (a market's options are the candidates of its own contest, which need not be this one)."""
-    return [(f, m) for f, doc in docs if (m := _singled_out(doc, needle))]
+    context = _context(docs)
+    return [(f, m) for f, doc in docs if (m := _singled_out(doc, needle, context))]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -389,7 +389,7 @@ def _skipped(answer: str, answer_type: str) -> bool:
     toks = phrase_tokens(answer)
     if not toks:
         return True
-    if answer_type == "binary" or " ".join(toks) in BINARY_ANSWERS:
+    if " ".join(toks) in BINARY_ANSWERS:  # by the answer, never by its label: a name typed binary is checked
         return True
     if len(toks) == 1 and len(toks[0]) == 1:
         return True

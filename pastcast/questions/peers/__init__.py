@@ -104,12 +104,11 @@ def import_questions(fmt: str, inputs: Iterable[str | Path], out_dir: str | Path
     A folder that holds anything is replaced only with ``force`` (and then an earlier import's
     files, such as its markets, never linger beside the new ones)."""
     out_dir = Path(out_dir)
-    if out_dir.is_dir() and any(out_dir.iterdir()):
-        if not force:
-            raise FileExistsError(f"{out_dir} exists and is not empty: pass --force to replace the import in it")
-        for name in OUTPUT_FILES:
-            (out_dir / name).unlink(missing_ok=True)
-    result = read_peer_questions(fmt, inputs, config)
+    if out_dir.is_dir() and any(out_dir.iterdir()) and not force:
+        raise FileExistsError(f"{out_dir} exists and is not empty: pass --force to replace the import in it")
+    result = read_peer_questions(fmt, inputs, config)  # read first: a bad input leaves OUT as it was
+    for name in OUTPUT_FILES:
+        (out_dir / name).unlink(missing_ok=True)
     result.paths = {
         "questions": write_parquet(conform(result.questions, QUESTIONS, "questions"), out_dir / "questions.parquet"),
         "drops": write_parquet(conform(result.drops, DROPS, "drops"), out_dir / "drops.parquet"),

@@ -186,7 +186,7 @@ def _verdicts(work: pl.DataFrame, used: dict[str, str]) -> tuple[pl.Expr, pl.Exp
                           pl.format("{} '{}' is not a date (YYYY-MM-DD or ISO 8601)", pl.lit(used[t]),
                                     pl.col(t).str.slice(0, 40))))
     if "answer" in used:  # an answer is one text: a JSON list or object is several, or none
-        rules.append((pl.col("answer").str.contains(r"^\s*(?:\[.*\]|\{.*\})\s*$"), "bad_value",
+        rules.append((pl.col("answer").str.contains(r"(?s)^\s*(?:\[.*\]|\{.*\})\s*$"), "bad_value",
                       pl.format("{} {} is a JSON list or object, not one answer", pl.lit(used["answer"]),
                                 pl.col("answer").str.slice(0, 60))))
     for t in LISTS:

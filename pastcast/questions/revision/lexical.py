@@ -77,7 +77,8 @@ _OWN_HEDGES = (
     r"talk\s+(?:in|is|of)|understands|briefed|bets?\s+that|betting|speculat(?:e|es|ed|ing)|unnamed|anonymity|"
     r"privately|not\s+authori[sz]ed|"
     # opinions and conditions (found by a review): "supporters say X will", "pending approval"
-    r"supporters?|critics?|fears?|feared|fearing|pending|subject\s+to|conditional|provided\s+that"
+    r"supporters?|critics?|analysts?|fears?|feared|fearing|pending|subject\s+to|conditional|provided\s+that|"
+    r"once\s+(?:\S+\s+){0,3}?(?:approve|approves|sign|signs|clear|clears|vote|votes|agree|agrees)"
 )
 _SHARED_HEDGES = phrases(HEDGES, gap=r"\s+")
 HEDGE = re.compile(rf"\b(?:{_SHARED_HEDGES}|{_OWN_HEDGES})\b|n['’]t\b", re.I)
