@@ -45,10 +45,18 @@ def versions(root: str | Path, name: str) -> list[str]:
     return sorted(found, key=lambda v: int(v[1:]))
 
 
+_VERSION = re.compile(r"^v\d+$")
+
+
 def latest_version(root: str | Path, name: str) -> str | None:
+    """The version ``LATEST`` names; it must be a version of its own folder (``vN``), never a
+    path elsewhere ("../../other/sample/v1" is refused)."""
     pointer = Path(root) / name / LATEST
     if pointer.is_file():
-        return pointer.read_text().strip() or None
+        version = pointer.read_text().strip() or None
+        if version is not None and not _VERSION.match(version):
+            raise ValueError(f"{pointer} names {version[:80]!r}, not a version of {pointer.parent} (vN)")
+        return version
     return None
 
 
@@ -164,8 +172,14 @@ def list_snapshots(root: str | Path = "snapshots") -> pl.DataFrame:
     rows = []
     root = Path(root)
     for folder in sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []:
-        latest = latest_version(root, folder.name)
-        published = published_versions(root, folder.name)
+        try:
+            latest = latest_version(root, folder.name)
+        except ValueError:  # a LATEST naming no version of its folder: listed as no latest
+            latest = None
+        try:
+            published = published_versions(root, folder.name)
+        except ValueError:
+            published = set()
         for version in versions(root, folder.name):
             m = read_manifest(folder / version)
             rows.append({
@@ -181,6 +195,54 @@ def list_snapshots(root: str | Path = "snapshots") -> pl.DataFrame:
                                       "created_at": pl.String, "window": pl.String,
                                       "articles": pl.Int64, "questions": pl.Int64,
                                       "drops": pl.Int64, "path": pl.String})
+
+
+class SnapshotIntegrityError(ValueError):
+    """A snapshot's files do not match its manifest: nothing is read from it."""
+
+
+# digests computed in this process, keyed by (path, size, mtime): a file hashed once is not
+# hashed again until it changes
+_DIGESTS: dict[tuple, str] = {}
+
+
+def _digest(path: Path) -> str:
+    st = path.stat()
+    # ctime and inode too: a rewrite that restores the size and mtime still changes them
+    key = (str(path.resolve()), st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
+    if key not in _DIGESTS:
+        _DIGESTS[key] = sha256_file(path)
+    return _DIGESTS[key]
+
+
+def check_integrity(snapshot_dir: str | Path) -> None:
+    """Refuse a snapshot whose tables or files differ from its manifest, naming the table
+    (``SnapshotIntegrityError``). Every read of a snapshot (the evaluator, export, diff) goes
+    through this; digests are cached per process by path, size and modification time. A bare
+    folder of tables without a manifest's table list (tests, hand-made) is not checked."""
+    folder = Path(snapshot_dir)
+    if not (folder / MANIFEST).is_file():
+        return
+    try:
+        manifest = read_manifest(folder)
+    except (OSError, ValueError) as exc:
+        raise SnapshotIntegrityError(f"{folder / MANIFEST}: unreadable ({exc})") from exc
+    entries = [*((t, i) for t, i in (manifest.get("tables") or {}).items()),
+               *((n, i) for n, i in (manifest.get("files") or {}).items())]
+    for name, info in entries:
+        path = folder / info["file"]
+        if not path.is_file():
+            raise SnapshotIntegrityError(f"{folder}: {name} ({info['file']}) is missing; the manifest lists it")
+        if _digest(path) != info["sha256"]:
+            raise SnapshotIntegrityError(f"{folder}: {name} ({info['file']}) differs from the manifest "
+                                         f"(sha256): the snapshot was changed after it was written")
+
+
+def open_snapshot(path_or_ref: str | Path, root: str | Path = "snapshots") -> Path:
+    """``resolve``, then ``check_integrity``: the folder of a snapshot safe to read."""
+    folder = resolve(path_or_ref, root)
+    check_integrity(folder)
+    return folder
 
 
 def verify(snapshot_dir: str | Path) -> list[str]:

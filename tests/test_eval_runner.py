@@ -62,7 +62,7 @@ def _ledger(run_dir):
 def test_outputs_written(runs, snap):
     retrieval, _, ticks = runs
     d = retrieval.out_dir
-    assert sorted(p.name for p in d.iterdir()) == ["daily.parquet", "ledger.jsonl", "run.json", "scores.parquet"]  # no temp files
+    assert sorted(p.name for p in d.iterdir()) == [".lock", "daily.parquet", "ledger.jsonl", "run.json", "scores.parquet"]  # no temp files; the empty lock file stays
     daily = pl.read_parquet(d / "daily.parquet")
     assert daily.height == 10 and daily["date"].to_list()[0] == date(2024, 1, 1)
     assert daily["submissions"].sum() == len(_ledger(d)) and daily["open_questions"].max() == 5

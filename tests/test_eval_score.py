@@ -79,7 +79,7 @@ def scored(root, tmp_path_factory):
 
 def test_files_and_rejections(scored, root):
     out, result = scored
-    assert sorted(p.name for p in out.iterdir()) == ["ledger.jsonl", "rejected.jsonl", "run.json", "scores.parquet"]
+    assert sorted(p.name for p in out.iterdir()) == [".lock", "ledger.jsonl", "rejected.jsonl", "run.json", "scores.parquet"]
     rejected = [json.loads(x) for x in (out / "rejected.jsonl").read_text().splitlines()]
     assert {r["line"]: r["reason"] for r in rejected} == EXPECTED_REJECTED
     by_line = {r["line"]: r for r in rejected}

@@ -41,6 +41,7 @@ class Recorder:
 
 def _run(snap, tmp_path, policy, agent=None, **kw):
     agent = agent or Recorder()
+    kw.setdefault("force", True)  # the same policy twice in one test replaces its run
     result = run_eval(snap, agent, tmp_path / policy.name.replace("+", "_"), policy=policy, **kw)
     return agent, result
 

@@ -28,6 +28,7 @@ def eval_group() -> None:
 @click.option("--resume", is_flag=True,
               help="Continue an interrupted run in OUT after its last finished day (its forecasts are "
                    "replayed from the partial ledger); the scores equal an uninterrupted run's.")
+@click.option("--force", is_flag=True, help="Replace a run already in OUT (without it, OUT holding a run is refused).")
 @click.option("--policy", default="daily", show_default=True,
               help="When the agent wakes: daily, sleep (the agent calls env.sleep), cron:N (every N days), "
                    "cron:mon,thu, watcher:word,word (new articles matching a word).")
@@ -36,7 +37,7 @@ def eval_group() -> None:
 @click.option("--judge-model", default=None,
               help="An LLM also rules on outcomes the matching rules rejected but that may name the answer "
                    "(verdicts cached, logged in match_verdicts.jsonl).")
-def eval_run(snapshot_ref: str, agent: str, out_dir: str, root: str, resume: bool, policy: str,
+def eval_run(snapshot_ref: str, agent: str, out_dir: str, root: str, resume: bool, force: bool, policy: str,
              deadline_days: int, judge_model: str | None) -> None:
     """Replay SNAPSHOT day by day to AGENT and score its forecasts."""
     from pastcast.evaluate.agents import get_agent
@@ -49,20 +50,24 @@ def eval_run(snapshot_ref: str, agent: str, out_dir: str, root: str, resume: boo
         wake = parse_policy(policy, deadline_days)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--policy") from exc
-    folder = resolve(snapshot_ref, root)
+    if resume and force:
+        raise click.BadParameter("--resume continues a run, --force replaces it: pass one", param_hint="--force")
+    with user_errors(ValueError, FileNotFoundError, FileExistsError):
+        folder = resolve(snapshot_ref, root)
     with progress() as bar:
         task = bar.add_task(f"replaying {folder} to {agent}", total=None)
 
         def tick(i: int, n: int, day) -> None:
             bar.update(task, completed=i, total=n, description=f"{agent}: {day}")
 
-        with user_errors(ValueError):
+        with user_errors(ValueError, FileExistsError):
             judge = None
             if judge_model:
                 from pastcast.llm import LLMSettings
 
                 judge = LLMSettings.from_env(model=judge_model)
-            run_eval(folder, get_agent(agent), out_dir, progress=tick, resume=resume, policy=wake, judge=judge)
+            run_eval(folder, get_agent(agent), out_dir, progress=tick, resume=resume, policy=wake, judge=judge,
+                     force=force)
     click.echo(render_leaderboard(leaderboard([out_dir])))
 
 
@@ -73,7 +78,8 @@ def eval_run(snapshot_ref: str, agent: str, out_dir: str, root: str, resume: boo
 @click.option("--port", type=int, default=8765, show_default=True, help="Port on 127.0.0.1 (0: any free one).")
 @click.option("--agent-name", default="external", show_default=True, help="The name the run is scored under.")
 @click.option("--root", default="snapshots", show_default=True, type=click.Path(file_okay=False))
-def eval_serve(snapshot_ref: str, out_dir: str, port: int, agent_name: str, root: str) -> None:
+@click.option("--force", is_flag=True, help="Replace a run already in OUT (without it, OUT holding a run is refused).")
+def eval_serve(snapshot_ref: str, out_dir: str, port: int, agent_name: str, root: str, force: bool) -> None:
     """Serve the replay of SNAPSHOT over HTTP on loopback, for an agent in another process.
 
     \b
@@ -85,7 +91,8 @@ def eval_serve(snapshot_ref: str, out_dir: str, port: int, agent_name: str, root
     from pastcast.evaluate.serve import make_server
     from pastcast.snapshot import resolve
 
-    server, run = make_server(resolve(snapshot_ref, root), out_dir, port, agent_name)
+    with user_errors(ValueError, FileNotFoundError, FileExistsError):
+        server, run = make_server(resolve(snapshot_ref, root), out_dir, port, agent_name, force=force)
     host, bound = server.server_address[:2]
     console.print(f"serving {run.snapshot_dir} at http://{host}:{bound}/v1 (Ctrl-C to stop)")
 
@@ -190,13 +197,16 @@ def eval_leaderboard(run_dirs: tuple[str, ...]) -> None:
               help="Run folder: ledger.jsonl, rejected.jsonl, scores.parquet, run.json.")
 @click.option("--agent", default=None, help='Agent name (default: the one the lines name, else "external").')
 @click.option("--root", default="snapshots", show_default=True, type=click.Path(file_okay=False))
-def eval_score(snapshot_ref: str, forecasts_file: str, out_dir: str, agent: str | None, root: str) -> None:
+@click.option("--force", is_flag=True, help="Replace a run already in OUT (without it, OUT holding a run is refused).")
+def eval_score(snapshot_ref: str, forecasts_file: str, out_dir: str, agent: str | None, root: str,
+               force: bool) -> None:
     """Score an external agent's FORECASTS (JSON lines) on SNAPSHOT as `eval run` would."""
     from pastcast.evaluate.external import score_external
     from pastcast.evaluate.leaderboard import leaderboard, render_leaderboard
     from pastcast.snapshot import resolve
 
-    result = score_external(resolve(snapshot_ref, root), forecasts_file, out_dir, agent=agent)
+    with user_errors(ValueError, FileNotFoundError, FileExistsError):
+        result = score_external(resolve(snapshot_ref, root), forecasts_file, out_dir, agent=agent, force=force)
     run = result.run
     console.print(f"{run['accepted']} forecasts accepted, {run['rejected']} rejected"
                   + (f" (see {Path(out_dir) / 'rejected.jsonl'})" if run["rejected"] else ""))

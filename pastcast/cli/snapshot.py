@@ -173,11 +173,11 @@ def snapshot_diff(ref_a: str, ref_b: str, root: str, as_json: bool, limit: int) 
     """
     from rich.markup import escape
 
-    from pastcast.snapshot import resolve
+    from pastcast.snapshot import open_snapshot
     from pastcast.snapshot_diff import diff_snapshots
 
-    with user_errors(FileNotFoundError):
-        folders = [resolve(ref, root) for ref in (ref_a, ref_b)]
+    with user_errors(FileNotFoundError, ValueError):  # a table differing from its manifest is refused
+        folders = [open_snapshot(ref, root) for ref in (ref_a, ref_b)]
     diff = diff_snapshots(*folders, title_limit=limit)
     result = diff.as_dict(limit)
     if as_json:

@@ -19,7 +19,7 @@ import polars as pl
 from pastcast.evaluate.consensus import MarketConsensus
 from pastcast.search.index import ArticleIndex, Hit, open_or_build
 from pastcast.evaluate.scoring import InvalidForecast, validate
-from pastcast.snapshot import MANIFEST, read_manifest
+from pastcast.snapshot import MANIFEST, check_integrity, read_manifest
 
 ANSWER_FIELDS = ("answer", "answer_aliases")
 
@@ -76,6 +76,7 @@ class ReplayEnvironment:
         # folder holds the answers. In-process agents could still dig them out (it is Python);
         # the public API simply never offers a way.
         self._snapshot_dir = Path(snapshot_dir)
+        check_integrity(self._snapshot_dir)  # an edited, truncated or deleted table is refused, named
         # a bare folder of tables (tests, hand-made snapshots) may have no manifest
         has_manifest = (self._snapshot_dir / MANIFEST).is_file()
         self.manifest = read_manifest(self._snapshot_dir) if has_manifest else {}
@@ -128,7 +129,7 @@ class ReplayEnvironment:
     # -- tools ---------------------------------------------------------------------------
     def _article_index(self) -> ArticleIndex:
         if self._index is None:  # built lazily: an agent that never searches never pays for it
-            self._index = open_or_build(self._snapshot_dir)
+            self._index = open_or_build(self._snapshot_dir, trust_snapshot_copy=False)
         return self._index
 
     def is_open(self, question_id: str) -> bool:
@@ -159,7 +160,7 @@ class ReplayEnvironment:
         if not self._has_posts:
             return []
         if self._post_index is None:
-            self._post_index = open_or_build(self._snapshot_dir, table="posts")
+            self._post_index = open_or_build(self._snapshot_dir, table="posts", trust_snapshot_copy=False)
         return self._post_index.search(query, self.today, k)
 
     def market_consensus(self, question_id: str) -> dict[str, float] | None:

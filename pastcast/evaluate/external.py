@@ -24,6 +24,7 @@ import polars as pl
 import pastcast
 from pastcast.evaluate.consensus import MarketConsensus
 from pastcast.evaluate.environment import LedgerEntry, ReplayEnvironment
+from pastcast.evaluate.run_folder import claim_run_folder
 from pastcast.evaluate.metrics import summary_metrics
 from pastcast.evaluate.runner import ledger_line, score_questions, summarise, utcnow, with_crowd
 from pastcast.evaluate.scoring import InvalidForecast, validate
@@ -117,12 +118,22 @@ def check_lines(lines: list[str], questions: pl.DataFrame, start: date, end: dat
 
 
 def score_external(snapshot_dir: str | os.PathLike, forecasts_file: str | os.PathLike,
-                   out_dir: str | os.PathLike, agent: str | None = None) -> ExternalResult:
+                   out_dir: str | os.PathLike, agent: str | None = None, force: bool = False) -> ExternalResult:
     """Check and score ``forecasts_file``; write ledger.jsonl, rejected.jsonl, scores.parquet
-    and run.json to ``out_dir`` (each atomically)."""
+    and run.json to ``out_dir`` (each atomically). A folder holding a run is refused unless
+    ``force`` (``pastcast.evaluate.run_folder``)."""
     snapshot_dir, forecasts_file, out_dir = Path(snapshot_dir), Path(forecasts_file), Path(out_dir)
     started = utcnow()
     env = ReplayEnvironment(snapshot_dir)  # the same window and manifest as `eval run`
+    lock = claim_run_folder(out_dir, force=force)
+    try:
+        return _score(env, snapshot_dir, forecasts_file, out_dir, agent, started)
+    finally:
+        lock.release()
+
+
+def _score(env: ReplayEnvironment, snapshot_dir: Path, forecasts_file: Path, out_dir: Path, agent: str | None,
+           started: str) -> ExternalResult:
     questions = _load_questions(snapshot_dir)
     lines = forecasts_file.read_text(encoding="utf-8").splitlines()
     accepted, rejected, agent = check_lines(lines, questions, env.start, env.end, agent)

@@ -13,6 +13,8 @@ from pathlib import Path
 import polars as pl
 
 import pastcast
+from pastcast.evaluate.run_folder import PROGRESS, claim_run_folder
+from pastcast.snapshot import check_integrity
 from pastcast.evaluate.agents import Agent, get_agent
 from pastcast.evaluate.consensus import MarketConsensus
 from pastcast.evaluate.environment import LedgerEntry, ReplayEnvironment
@@ -198,7 +200,8 @@ def _reasons(wakes: list[dict]) -> dict[str, int]:
     return dict(sorted(counts.items()))
 
 
-PROGRESS = ".progress.json"  # the last replayed day of an unfinished run, beside the partial ledger
+# PROGRESS (pastcast.evaluate.run_folder): the last replayed day of an unfinished run, beside the
+# partial ledger
 
 
 def _replay_partial(env: ReplayEnvironment, agent: Agent, out_dir: Path) -> int:
@@ -243,16 +246,27 @@ def run_eval(
     resume: bool = False,
     policy: WakePolicy | None = None,
     judge: LLMSettings | None = None,
+    force: bool = False,
 ) -> RunResult:
     """Replay ``snapshot_dir`` to ``agent`` over its window; write ledger.jsonl, scores.parquet, run.json.
 
     With ``resume``, an interrupted run in ``out_dir`` continues after its last finished day
     (its forecasts are submitted again from the partial ledger, not asked of the agent), and
-    scores exactly as an uninterrupted run of a deterministic agent would."""
+    scores exactly as an uninterrupted run of a deterministic agent would. A folder holding a
+    run is refused unless ``resume`` (an unfinished one) or ``force`` (replace it); one process
+    at a time writes it (``pastcast.evaluate.run_folder``)."""
     agent = get_agent(agent) if isinstance(agent, str) else agent
     snapshot_dir, out_dir = Path(snapshot_dir), Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    env = ReplayEnvironment(snapshot_dir, start=start, end=end, index=index)
+    env = ReplayEnvironment(snapshot_dir, start=start, end=end, index=index)  # checks the snapshot first
+    lock = claim_run_folder(out_dir, resume=resume, force=force)
+    try:
+        return _run(env, agent, snapshot_dir, out_dir, progress, resume, policy, judge)
+    finally:
+        lock.release()
+
+
+def _run(env: ReplayEnvironment, agent: Agent, snapshot_dir: Path, out_dir: Path, progress: Progress | None,
+         resume: bool, policy: WakePolicy | None, judge: LLMSettings | None) -> RunResult:
     started = utcnow()
 
     # The ledger streams to a hidden partial file as the run goes (evidence if it crashes, and
@@ -304,6 +318,7 @@ def finish_run(env: ReplayEnvironment, snapshot_dir: Path, out_dir: Path, agent_
                extra: dict | None = None, judge: LLMSettings | None = None) -> RunResult:
     """Score a finished replay (its ledger is in ``env``) and write scores.parquet and run.json;
     with ``judge``, an LLM also rules on outcomes the matching rules did not accept."""
+    check_integrity(snapshot_dir)  # again: a long replay (a served one: days) must score what it replayed
     questions = pl.read_parquet(snapshot_dir / "questions.parquet").filter(
         pl.col("open_date").is_not_null() & pl.col("resolution_date").is_not_null()
     ).sort("question_id")

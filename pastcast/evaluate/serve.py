@@ -26,6 +26,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
+from pastcast.evaluate.run_folder import claim_run_folder
 from pastcast.evaluate.environment import ReplayEnvironment
 from pastcast.evaluate.runner import finish_run, ledger_line, utcnow
 from pastcast.evaluate.scoring import InvalidForecast
@@ -44,10 +45,12 @@ def _jsonable(value):
 class ServedRun:
     """One replay driven by requests: the environment, its ledger file, its scoring at the end."""
 
-    def __init__(self, snapshot_dir: str | os.PathLike, out_dir: str | os.PathLike, agent_name: str = "external"):
+    def __init__(self, snapshot_dir: str | os.PathLike, out_dir: str | os.PathLike, agent_name: str = "external",
+                 force: bool = False):
         self.snapshot_dir, self.out_dir = Path(snapshot_dir), Path(out_dir)
-        self.out_dir.mkdir(parents=True, exist_ok=True)
-        self.env = ReplayEnvironment(self.snapshot_dir)
+        self.env = ReplayEnvironment(self.snapshot_dir)  # checks the snapshot first
+        # one writer per run folder, never over a finished run unless asked (held while serving)
+        self.folder_lock = claim_run_folder(self.out_dir, force=force)
         self.agent_name, self.started = agent_name, utcnow()
         self.lock = threading.Lock()  # one request at a time touches the environment
         self._partial = self.out_dir / ".ledger.jsonl.partial"
@@ -72,8 +75,11 @@ class ServedRun:
         if self.env.done and self.result is None:
             self._ledger.close()
             os.replace(self._partial, self.out_dir / "ledger.jsonl")
-            self.result = finish_run(self.env, self.snapshot_dir, self.out_dir, self.agent_name, self.started,
-                                     {"policy": "external"})
+            try:
+                self.result = finish_run(self.env, self.snapshot_dir, self.out_dir, self.agent_name, self.started,
+                                         {"policy": "external"})
+            finally:
+                self.folder_lock.release()  # the run is written: the folder is free
         out = self.state()
         if self.result is not None:
             out["summary"] = self.result.summary
@@ -144,8 +150,8 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 def make_server(snapshot_dir: str | os.PathLike, out_dir: str | os.PathLike, port: int = 0,
-                agent_name: str = "external") -> tuple[ThreadingHTTPServer, ServedRun]:
+                agent_name: str = "external", force: bool = False) -> tuple[ThreadingHTTPServer, ServedRun]:
     """A server on 127.0.0.1 (``port`` 0: any free one); call ``serve_forever`` to run it."""
-    run = ServedRun(snapshot_dir, out_dir, agent_name)
+    run = ServedRun(snapshot_dir, out_dir, agent_name, force=force)
     handler = type("Handler", (_Handler,), {"run": run})
     return ThreadingHTTPServer(("127.0.0.1", port), handler), run

@@ -31,7 +31,7 @@ import polars as pl
 import tantivy
 from tantivy import FieldType, Occur, Query
 
-from pastcast.io import MANIFEST, locked, read_manifest, write_parquet
+from pastcast.io import MANIFEST, locked, read_manifest, sha256_file, write_parquet
 from pastcast.search.visibility import not_archive
 
 INDEX_FORMAT = 2  # bump when the schema, analyzer or what is indexed changes; stale indexes get rebuilt
@@ -281,7 +281,7 @@ def default_cache_dir() -> Path:
 
 
 def open_or_build(snapshot_dir: str | os.PathLike, cache_dir: str | os.PathLike | None = None,
-                  table: str = "articles") -> ArticleIndex:
+                  table: str = "articles", trust_snapshot_copy: bool = True) -> ArticleIndex:
     """Open the snapshot's index of ``table`` (articles or posts), building it first if absent
     or stale.
 
@@ -290,21 +290,38 @@ def open_or_build(snapshot_dir: str | os.PathLike, cache_dir: str | os.PathLike 
     ``cache_dir`` (default ``$PASTCAST_CACHE/indexes`` or ``~/.cache/pastcast/indexes``)
     keyed by the articles' fingerprint. Builds go to a temporary sibling folder and are
     renamed into place, so a crash or a concurrent build never leaves a half index behind.
+
+    ``trust_snapshot_copy=False`` (the evaluator) never opens the copy inside the snapshot
+    folder: the manifest does not cover it, and an index rebuilt there with a re-dated article
+    would serve it early. The index is then built from the (verified) table into the user's
+    cache, keyed by the table's sha256, and opened from there.
     """
     snapshot_dir = Path(snapshot_dir)
-    fingerprint = _fingerprint(snapshot_dir, table)
+    source = snapshot_dir / f"{table}.parquet"
+    if trust_snapshot_copy:
+        fingerprint = _fingerprint(snapshot_dir, table)
+    else:  # keyed by the bytes indexed, which must be the manifest's
+        digest = sha256_file(source)
+        stated = ((read_manifest(snapshot_dir).get("tables") or {}).get(table) or {}).get("sha256") \
+            if (snapshot_dir / MANIFEST).is_file() else None
+        if stated and digest != stated:
+            raise ValueError(f"{snapshot_dir}: {table} ({source.name}) differs from the manifest (sha256): "
+                             f"not indexed")
+        fingerprint = f"{INDEX_FORMAT}:{table}:{digest}"
     local = snapshot_dir / SEARCHABLE[table]
     cached = Path(cache_dir or default_cache_dir()) / hashlib.sha256(
         f"{snapshot_dir.resolve()}|{fingerprint}".encode()
     ).hexdigest()[:24]
-    for candidate in (local, cached):
+    for candidate in ((local, cached) if trust_snapshot_copy else (cached,)):
         if _is_current(candidate, fingerprint):
             return ArticleIndex.open(candidate)
-    target = local if _writable(snapshot_dir) else cached
+    target = local if trust_snapshot_copy and _writable(snapshot_dir) else cached
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".index-", dir=target.parent))
     try:
         ArticleIndex.build(_documents(snapshot_dir, table), tmp, meta={"fingerprint": fingerprint})
+        if not trust_snapshot_copy and sha256_file(source) != digest:  # changed while it was read
+            raise ValueError(f"{snapshot_dir}: {table} ({source.name}) changed while it was indexed: not indexed")
         if not _is_current(target, fingerprint):  # else a concurrent builder won: keep theirs
             if target.exists():  # stale
                 shutil.rmtree(target)

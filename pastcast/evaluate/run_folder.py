@@ -1,0 +1,68 @@
+"""One run folder, one writer, nothing overwritten unasked.
+
+``claim_run_folder`` is called by every replay that writes a run folder (``eval run``, ``eval
+serve``): it takes an exclusive lock on ``OUT/.lock`` for as long as the run lives (a second
+process on the same folder is refused, not interleaved), and refuses a folder that already
+holds a run unless asked: ``resume`` continues an unfinished one (a finished run has nothing to
+resume), ``force`` replaces it (its files are removed first)."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from pathlib import Path
+
+PROGRESS = ".progress.json"
+PARTIAL = ".ledger.jsonl.partial"
+RUN_FILES = ("ledger.jsonl", "run.json", "scores.parquet", "daily.parquet", "match_verdicts.jsonl",
+             "rejected.jsonl", PARTIAL, PROGRESS)
+
+
+class RunFolderBusy(ValueError):
+    """Another process is writing this run folder."""
+
+
+class RunFolderLock:
+    """The held lock of a run folder; ``release`` (or the process's end) frees it."""
+
+    def __init__(self, handle):
+        self._handle = handle
+
+    def release(self) -> None:
+        if self._handle is not None:
+            fcntl.flock(self._handle, fcntl.LOCK_UN)
+            self._handle.close()
+            self._handle = None
+
+
+def claim_run_folder(out_dir: str | os.PathLike, resume: bool = False, force: bool = False) -> RunFolderLock:
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    # never follow a link planted as the lock, never truncate what it names
+    try:
+        handle = os.fdopen(os.open(out_dir / ".lock", os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o644), "w")
+    except OSError as exc:
+        raise RunFolderBusy(f"{out_dir / '.lock'} cannot be used as the run's lock ({exc.strerror})") from None
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.close()
+        raise RunFolderBusy(f"{out_dir} is being written by another run (its .lock is held); use another --out") from None
+    try:
+        finished = (out_dir / "ledger.jsonl").is_file() and (out_dir / "run.json").is_file()
+        # a replay that stopped while scoring (a ledger, no run.json) resumes by scoring again
+        unfinished = (out_dir / PARTIAL).is_file() or (out_dir / "ledger.jsonl").is_file() and not finished
+        if force:
+            for name in RUN_FILES:
+                (out_dir / name).unlink(missing_ok=True)
+        elif resume and finished and not unfinished:
+            raise FileExistsError(f"{out_dir} holds a finished run: nothing to resume (--force replaces it)")
+        elif not resume and (finished or unfinished):
+            kind = "a finished" if finished else "an unfinished"
+            raise FileExistsError(f"{out_dir} holds {kind} run: pass --resume to continue an unfinished one, "
+                                  f"or --force to replace it")
+    except BaseException:
+        fcntl.flock(handle, fcntl.LOCK_UN)
+        handle.close()
+        raise
+    return RunFolderLock(handle)
