@@ -137,3 +137,12 @@ MANIFEST = "manifest.json"  # a snapshot folder's manifest (pastcast.snapshot wr
 def read_manifest(folder: str | Path) -> dict:
     """The manifest of a snapshot folder: tables with row counts and sha256, stage counts, ..."""
     return json.loads((Path(folder) / MANIFEST).read_text())
+
+
+def loads_json(text: str | bytes):
+    """``json.loads``; a document nested too deeply for the parser is a ``JSONDecodeError``
+    (a bad input, named by the caller), never a ``RecursionError``."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise json.JSONDecodeError("nested too deeply to read", "", 0) from None

@@ -28,7 +28,7 @@ from pastcast.evaluate.run_folder import claim_run_folder
 from pastcast.evaluate.metrics import summary_metrics
 from pastcast.evaluate.runner import ledger_line, score_questions, summarise, utcnow, with_crowd
 from pastcast.evaluate.scoring import InvalidForecast, validate
-from pastcast.io import write_json, write_parquet, write_text
+from pastcast.io import loads_json, write_json, write_parquet, write_text
 
 DEFAULT_AGENT = "external"
 REASONS = ("malformed", "unknown_question", "agent_mismatch", "outside_window", "before_open",
@@ -71,7 +71,7 @@ def check_lines(lines: list[str], questions: pl.DataFrame, start: date, end: dat
             continue
         qid = None
         try:
-            obj = json.loads(raw)
+            obj = loads_json(raw)
             if not isinstance(obj, dict):
                 raise ValueError("a line must be a JSON object")
             qid = obj.get("question_id")

@@ -18,6 +18,8 @@ from typing import Any
 
 import zstandard
 
+from pastcast.io import loads_json
+
 # What reading a damaged or unreadable dump raises (corrupt compression, cut files, bad JSON).
 READ_ERRORS = (OSError, EOFError, ValueError, RecursionError, zstandard.ZstdError, lzma.LZMAError)
 COMPRESSED = {".zst": "zstd", ".gz": "gzip", ".bz2": "bz2", ".xz": "xz"}
@@ -61,7 +63,7 @@ def read_json(path: str | Path) -> Any:
     path = Path(path)
     try:
         with open_binary(path) as fh:
-            return json.loads(fh.read().decode("utf-8", errors="replace"))
+            return loads_json(fh.read().decode("utf-8", errors="replace"))
     except (OSError, EOFError, zstandard.ZstdError, lzma.LZMAError) as exc:
         raise ValueError(f"{path}: cannot read: {exc}") from exc
     except json.JSONDecodeError as exc:
@@ -79,7 +81,7 @@ def is_line_delimited(path: str | Path) -> bool:
         if not stripped.startswith("{"):
             return False
         try:
-            json.loads(stripped)  # a whole object on the first line: ndjson
+            loads_json(stripped)  # a whole object on the first line: ndjson
             return True
         except json.JSONDecodeError:
             return False
@@ -94,7 +96,7 @@ def iter_records(path: str | Path) -> Iterator[tuple[str, Any]]:
     if is_line_delimited(path):
         for lineno, line in iter_lines(path):
             try:
-                yield f"line {lineno}", json.loads(line)
+                yield f"line {lineno}", loads_json(line)
             except json.JSONDecodeError as exc:
                 yield f"line {lineno}", ValueError(f"not JSON: {exc}")
         return
