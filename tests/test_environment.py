@@ -103,8 +103,11 @@ def test_submit_validates_and_records(snap):
     env = ReplayEnvironment(snap, start=date(2024, 1, 2))
     with pytest.raises(InvalidForecast, match="not open"):
         env.submit("q2", {"Reds": 0.5})  # opens Jan 4
-    with pytest.raises(InvalidForecast, match="unknown question"):
-        env.submit("nope", {"Reds": 0.5})
+    with pytest.raises(InvalidForecast, match="not open") as unknown:
+        env.submit("nope", {"Reds": 0.5})  # the same answer as a future question: ids tell no future
+    with pytest.raises(InvalidForecast) as future:
+        env.submit("q2", {"Reds": 0.5})
+    assert str(unknown.value).replace("'nope'", "ID") == str(future.value).replace("'q2'", "ID")
     with pytest.raises(InvalidForecast, match="placeholder"):
         env.submit("q1", {"Unknown": 0.5})
     with pytest.raises(InvalidForecast, match="sum"):

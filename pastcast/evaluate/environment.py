@@ -185,9 +185,9 @@ class ReplayEnvironment:
 
     def submit(self, question_id: str, forecast: Mapping[str, float]) -> LedgerEntry:
         """Validate and record a forecast (a later one revises an earlier one)."""
-        if question_id not in self._questions:
-            raise InvalidForecast(f"unknown question {question_id!r}")
-        if not self.is_open(question_id):
+        # one answer for every id that is not open, whether it will open, will resolve, will be
+        # cancelled or never exists: ids come from market ids, so another answer tells the future
+        if question_id not in self._questions or not self.is_open(question_id):
             raise InvalidForecast(f"question {question_id!r} is not open on {self.today}")
         entry = LedgerEntry(question_id, self.today, validate(forecast))
         self._ledger.append(entry)
