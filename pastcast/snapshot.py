@@ -215,11 +215,24 @@ def _digest(path: Path) -> str:
     return _DIGESTS[key]
 
 
+def _mismatches(folder: Path, manifest: dict, digest) -> list[tuple[str, dict, Path, str]]:
+    """(name, manifest entry, path, "missing" or "sha256") for every table and file the manifest
+    lists that is absent or whose ``digest`` differs; ``verify`` and ``check_integrity`` read it."""
+    out = []
+    for name, info in [*(manifest.get("tables") or {}).items(), *(manifest.get("files") or {}).items()]:
+        path = folder / info["file"]
+        if not path.is_file():
+            out.append((name, info, path, "missing"))
+        elif digest(path) != info["sha256"]:
+            out.append((name, info, path, "sha256"))
+    return out
+
+
 def check_integrity(snapshot_dir: str | Path) -> None:
     """Refuse a snapshot whose tables or files differ from its manifest, naming the table
-    (``SnapshotIntegrityError``). Every read of a snapshot (the evaluator, export, diff) goes
-    through this; digests are cached per process by path, size and modification time. A bare
-    folder of tables without a manifest's table list (tests, hand-made) is not checked."""
+    (``SnapshotIntegrityError``). The evaluator and ``snapshot diff`` go through this;
+    digests are cached per process by path, size, mtime, ctime and inode. A bare folder of
+    tables without a manifest's table list (tests, hand-made) is not checked."""
     folder = Path(snapshot_dir)
     if not (folder / MANIFEST).is_file():
         return
@@ -227,15 +240,11 @@ def check_integrity(snapshot_dir: str | Path) -> None:
         manifest = read_manifest(folder)
     except (OSError, ValueError) as exc:
         raise SnapshotIntegrityError(f"{folder / MANIFEST}: unreadable ({exc})") from exc
-    entries = [*((t, i) for t, i in (manifest.get("tables") or {}).items()),
-               *((n, i) for n, i in (manifest.get("files") or {}).items())]
-    for name, info in entries:
-        path = folder / info["file"]
-        if not path.is_file():
+    for name, info, _path, kind in _mismatches(folder, manifest, _digest)[:1]:
+        if kind == "missing":
             raise SnapshotIntegrityError(f"{folder}: {name} ({info['file']}) is missing; the manifest lists it")
-        if _digest(path) != info["sha256"]:
-            raise SnapshotIntegrityError(f"{folder}: {name} ({info['file']}) differs from the manifest "
-                                         f"(sha256): the snapshot was changed after it was written")
+        raise SnapshotIntegrityError(f"{folder}: {name} ({info['file']}) differs from the manifest "
+                                     f"(sha256): the snapshot was changed after it was written")
 
 
 def open_snapshot(path_or_ref: str | Path, root: str | Path = "snapshots") -> Path:
@@ -248,21 +257,13 @@ def open_snapshot(path_or_ref: str | Path, root: str | Path = "snapshots") -> Pa
 def verify(snapshot_dir: str | Path) -> list[str]:
     """Problems found comparing the manifest with the files (empty when it all matches)."""
     folder = Path(snapshot_dir)
-    problems = []
-    for table, info in read_manifest(folder)["tables"].items():
+    manifest = read_manifest(folder)
+    problems = [f"{name}: {path} is missing" if kind == "missing" else f"{name}: sha256 differs from the manifest"
+                for name, _info, path, kind in _mismatches(folder, manifest, sha256_file)]
+    for table, info in manifest["tables"].items():  # row counts of the tables present
         path = folder / info["file"]
-        if not path.is_file():
-            problems.append(f"{table}: {path} is missing")
-            continue
-        if sha256_file(path) != info["sha256"]:
-            problems.append(f"{table}: sha256 differs from the manifest")
-        rows = pl.scan_parquet(path).select(pl.len()).collect().item()
-        if rows != info["rows"]:
-            problems.append(f"{table}: {rows} rows, manifest says {info['rows']}")
-    for name, info in (read_manifest(folder).get("files") or {}).items():
-        path = folder / info["file"]
-        if not path.is_file():
-            problems.append(f"{name}: {path} is missing")
-        elif sha256_file(path) != info["sha256"]:
-            problems.append(f"{name}: sha256 differs from the manifest")
+        if path.is_file():
+            rows = pl.scan_parquet(path).select(pl.len()).collect().item()
+            if rows != info["rows"]:
+                problems.append(f"{table}: {rows} rows, manifest says {info['rows']}")
     return problems

@@ -52,7 +52,7 @@ def eval_run(snapshot_ref: str, agent: str, out_dir: str, root: str, resume: boo
         raise click.BadParameter(str(exc), param_hint="--policy") from exc
     if resume and force:
         raise click.BadParameter("--resume continues a run, --force replaces it: pass one", param_hint="--force")
-    with user_errors(ValueError, FileNotFoundError, FileExistsError):
+    with user_errors():
         folder = resolve(snapshot_ref, root)
     with progress() as bar:
         task = bar.add_task(f"replaying {folder} to {agent}", total=None)
@@ -91,7 +91,7 @@ def eval_serve(snapshot_ref: str, out_dir: str, port: int, agent_name: str, root
     from pastcast.evaluate.serve import make_server
     from pastcast.snapshot import resolve
 
-    with user_errors(ValueError, FileNotFoundError, FileExistsError):
+    with user_errors():
         server, run = make_server(resolve(snapshot_ref, root), out_dir, port, agent_name, force=force)
     host, bound = server.server_address[:2]
     console.print(f"serving {run.snapshot_dir} at http://{host}:{bound}/v1 (Ctrl-C to stop)")
@@ -205,7 +205,7 @@ def eval_score(snapshot_ref: str, forecasts_file: str, out_dir: str, agent: str 
     from pastcast.evaluate.leaderboard import leaderboard, render_leaderboard
     from pastcast.snapshot import resolve
 
-    with user_errors(ValueError, FileNotFoundError, FileExistsError):
+    with user_errors():
         result = score_external(resolve(snapshot_ref, root), forecasts_file, out_dir, agent=agent, force=force)
     run = result.run
     console.print(f"{run['accepted']} forecasts accepted, {run['rejected']} rejected"

@@ -13,7 +13,7 @@ from pathlib import Path
 import polars as pl
 
 import pastcast
-from pastcast.evaluate.run_folder import PROGRESS, claim_run_folder
+from pastcast.evaluate.run_folder import PARTIAL, PROGRESS, claim_run_folder
 from pastcast.snapshot import check_integrity
 from pastcast.evaluate.agents import Agent, get_agent
 from pastcast.evaluate.consensus import MarketConsensus
@@ -213,7 +213,7 @@ def _replay_partial(env: ReplayEnvironment, agent: Agent, out_dir: Path) -> int:
     if progress.get("agent") != agent.name:
         raise ValueError(f"{out_dir} holds an unfinished run of agent {progress.get('agent')!r}, not {agent.name!r}")
     last = date.fromisoformat(progress["last_day"])
-    lines = (out_dir / ".ledger.jsonl.partial").read_text(encoding="utf-8").splitlines()
+    lines = (out_dir / PARTIAL).read_text(encoding="utf-8").splitlines()
     by_day: dict[date, list[dict]] = defaultdict(list)
     for line in lines:
         row = json.loads(line)
@@ -271,7 +271,7 @@ def _run(env: ReplayEnvironment, agent: Agent, snapshot_dir: Path, out_dir: Path
 
     # The ledger streams to a hidden partial file as the run goes (evidence if it crashes, and
     # the state to resume from) and is renamed into place only when the replay completes.
-    partial = out_dir / ".ledger.jsonl.partial"
+    partial = out_dir / PARTIAL
     policy = policy or EveryDay()
     resuming = resume and partial.is_file() and (out_dir / PROGRESS).is_file()
     wakes: list[dict] = []

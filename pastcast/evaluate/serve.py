@@ -26,7 +26,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
-from pastcast.evaluate.run_folder import claim_run_folder
+from pastcast.evaluate.run_folder import PARTIAL, claim_run_folder
 from pastcast.evaluate.environment import ReplayEnvironment
 from pastcast.evaluate.runner import finish_run, ledger_line, utcnow
 from pastcast.evaluate.scoring import InvalidForecast
@@ -53,7 +53,7 @@ class ServedRun:
         self.folder_lock = claim_run_folder(self.out_dir, force=force)
         self.agent_name, self.started = agent_name, utcnow()
         self.lock = threading.Lock()  # one request at a time touches the environment
-        self._partial = self.out_dir / ".ledger.jsonl.partial"
+        self._partial = self.out_dir / PARTIAL
         self._ledger = self._partial.open("w", encoding="utf-8")
         self.result = None
 

@@ -31,6 +31,7 @@ import re
 from dataclasses import dataclass
 
 from pastcast.text import written_without_spaces
+from pastcast.text.vocabulary import phrases
 
 # Words that present the options of a contest before its outcome. Lower case, regex
 # alternatives (a space: any whitespace). Nouns and fixed phrases: "nominated" is left out
@@ -107,13 +108,10 @@ NAME_CONNECTORS = frozenset({"of", "the", "de", "du", "des", "la", "le", "del", 
                              "van", "von", "der", "den", "al", "el", "bin", "ibn", "upon", "on"})
 
 
-def _alternatives(words: tuple[str, ...]) -> str:
-    return "|".join(w.replace(" ", r"\s+") for w in words)
-
-
-_CANDIDACY = re.compile(rf"(?<!\w)(?:{_alternatives(CANDIDACY_CUES)})(?!\w)|"
+_GAP = r"\s+"  # any whitespace between the words of a cue
+_CANDIDACY = re.compile(rf"(?<!\w)(?:{phrases(CANDIDACY_CUES, _GAP)})(?!\w)|"
                         f"{'|'.join(map(re.escape, CANDIDACY_CUES_UNSPACED))}", re.I)
-_SINGLING = re.compile(rf"(?<!\w)(?:{_alternatives(SINGLING_CUES)})(?!\w)|"
+_SINGLING = re.compile(rf"(?<!\w)(?:{phrases(SINGLING_CUES, _GAP)})(?!\w)|"
                        f"{'|'.join(map(re.escape, SINGLING_CUES_UNSPACED))}", re.I)
 # a sentence ends at . ! ? followed by a space and no lower-case letter (not "approx. ten"),
 # at 。！？ and at a line break

@@ -52,6 +52,8 @@ _BEFORE_YEAR = re.compile(rf"\b(?P<word>before|by|until|through|in|during|by the
                           rf"at the end of|end of|for|of|by mid-?|mid-?|in the first half of|"
                           rf"in the second half of|(?:in\s+|by\s+)?q[1-4]\s*|(?:in\s+|by\s+)?h[12]\s*)\s*"
                           rf"{_YEAR.format('y')}(?![-–/]\d)", re.I)
+# words of a state on (or up to) the day, certain only after it: "remain CEO through 2025"
+_ON_WORDS = {"on", "as of", "at the end of", "end of", "of", "through", "until"}
 # "by EOY", "by the end of the year", "by year-end": the year of the question's open date
 _END_OF_YEAR = re.compile(r"\b(?:by|before|until)\s+(?:eoy|the\s+end\s+of\s+(?:the|this)\s+year|year[- ]end|"
                           r"the\s+end\s+of\s+the\s+year)\b|\beoy\b", re.I)
@@ -84,9 +86,6 @@ def _day_deadline(word: str, day: date) -> tuple[str, date]:
         return "by", day
     return ("on" if word in _ON_WORDS else "by"), day + timedelta(days=1)
 
-
-# "remain CEO through 2025", "until 2025": a state that lasts up to the deadline, certain only after it
-_ON_WORDS = {"on", "as of", "at the end of", "end of", "of", "through", "until"}
 
 
 def _year_deadline(word: str, year: int) -> tuple[str, date]:

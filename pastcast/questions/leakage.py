@@ -121,9 +121,7 @@ def self_leak_mentions(q: dict) -> list[tuple[str, Mention]]:
     needle = _needle_of(q)
     if not needle.entries:
         return []
-    docs = _field_docs(q, OWN_FIELDS)
-    context = _context(docs)
-    return [(f, m) for f, doc in docs if (m := _singled_out(doc, needle, context))]
+    return _host_mentions(_field_docs(q, OWN_FIELDS), needle)
 
 
 def _describe(m: Mention) -> str:
@@ -153,9 +151,10 @@ def self_leaks(questions: pl.DataFrame, stage: str = "self_leak") -> StepResult:
 
 
 def _host_mentions(docs: list[tuple[str, Doc]], needle: Needle) -> list[tuple[str, Mention]]:
-    """(field, mention) of an answer singled out in another question's visible text. Each of
-    its candidate outcomes is a text of its own: an option naming the answer names it alone
-    (a market's options are the candidates of its own contest, which need not be this one)."""
+    """(field, mention) of an answer singled out in a question's texts (its own for a self
+    leak, another's visible text for a cross leak). Each candidate outcome is a text of its
+    own: an option naming the answer names it alone (a market's options are the candidates of
+    its own contest, which need not be this one)."""
     context = _context(docs)
     return [(f, m) for f, doc in docs if (m := _singled_out(doc, needle, context))]
 

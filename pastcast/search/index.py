@@ -254,10 +254,15 @@ def _documents(snapshot_dir: Path, table: str) -> pl.LazyFrame:
     return frame
 
 
+def _stated_digest(snapshot_dir: Path, table: str) -> str | None:
+    """The table's sha256 as the snapshot's manifest states it (None without one)."""
+    manifest = read_manifest(snapshot_dir) if (snapshot_dir / MANIFEST).is_file() else {}
+    return ((manifest.get("tables") or {}).get(table) or {}).get("sha256")
+
+
 def _fingerprint(snapshot_dir: Path, table: str = "articles") -> str:
     """Identifies a table: the manifest's sha256 when present, else size and mtime."""
-    manifest = read_manifest(snapshot_dir) if (snapshot_dir / MANIFEST).is_file() else {}
-    digest = ((manifest.get("tables") or {}).get(table) or {}).get("sha256")
+    digest = _stated_digest(snapshot_dir, table)
     if not digest:
         st = (snapshot_dir / f"{table}.parquet").stat()
         digest = f"{st.st_size}:{st.st_mtime_ns}"
@@ -302,8 +307,7 @@ def open_or_build(snapshot_dir: str | os.PathLike, cache_dir: str | os.PathLike 
         fingerprint = _fingerprint(snapshot_dir, table)
     else:  # keyed by the bytes indexed, which must be the manifest's
         digest = sha256_file(source)
-        stated = ((read_manifest(snapshot_dir).get("tables") or {}).get(table) or {}).get("sha256") \
-            if (snapshot_dir / MANIFEST).is_file() else None
+        stated = _stated_digest(snapshot_dir, table)
         if stated and digest != stated:
             raise ValueError(f"{snapshot_dir}: {table} ({source.name}) differs from the manifest (sha256): "
                              f"not indexed")
