@@ -33,6 +33,9 @@ class PastcastStorage(dg.ConfigurableResource):
     market_horizon_days: int = 0  # market questions open this long before resolving; 0: at creation
     numeric_buckets: int = 5  # numeric/date markets become questions over this many ranges; 0: dropped
     near_certain_share: float = 0.5  # drop market questions priced >= 0.97 (<= 0.03) on more of their days; 0: keep
+    # publish a version although an input was not read whole or a table lost most of its rows
+    # (recorded in its manifest); off, such a version stays unpublished
+    allow_input_loss: bool = False
 
     def work(self) -> Path:
         path = Path(self.work_dir)
@@ -153,7 +156,9 @@ def filter_from_env() -> QuestionFilter:
 
 
 def storage_from_env() -> PastcastStorage:
-    """Defaults run the bundled sample; PASTCAST_* variables point at a real corpus."""
+    """Defaults run the bundled sample; PASTCAST_* variables point at a real corpus
+    (PASTCAST_ALLOW_INPUT_LOSS=1: publish a version although an input was lost, see
+    ``pastcast build --allow-input-loss``)."""
     return PastcastStorage(
         corpus_dir=dg.EnvVar("PASTCAST_CORPUS_DIR").get_value("corpora/sample"),
         work_dir=dg.EnvVar("PASTCAST_WORK_DIR").get_value(".pastcast/work/sample"),
@@ -163,6 +168,7 @@ def storage_from_env() -> PastcastStorage:
         market_horizon_days=int(dg.EnvVar("PASTCAST_MARKET_HORIZON_DAYS").get_value("0")),
         numeric_buckets=int(dg.EnvVar("PASTCAST_NUMERIC_BUCKETS").get_value("5")),
         near_certain_share=float(dg.EnvVar("PASTCAST_NEAR_CERTAIN_SHARE").get_value("0.5")),
+        allow_input_loss=_flag("PASTCAST_ALLOW_INPUT_LOSS"),
     )
 
 

@@ -12,7 +12,7 @@ from assets.questions import questions
 from assets.social import posts
 from pastcast import pipeline, snapshot as snapshots, stage_checks
 from pastcast.daily import built_days
-from pastcast.snapshot_checks import BLOCKING, CheckOutcome, publish_if_sound
+from pastcast.snapshot_checks import BLOCKING, CheckOutcome, publish_if_sound, run_check
 
 
 @dg.asset(group_name="snapshot", kinds={"parquet"}, deps=[article_corpus, questions, markets, posts],
@@ -25,9 +25,10 @@ def snapshot(context: dg.AssetExecutionContext, storage: PastcastStorage):
     if not built_days(work):  # e.g. dumps imported before the first day of news
         context.log.warning("no day of news is built yet, so no snapshot: run build_news for a day")
         return
+    corpus = storage.corpus()
     folder = pipeline.snapshot(work, snapshots_dir=storage.snapshots_dir, name=storage.snapshot_name,
-                               inputs=storage.corpus().built_inputs(built_days(work)), config=storage.model_dump(),
-                               publish=False)
+                               inputs=corpus.built_inputs(built_days(work)), config=storage.model_dump(),
+                               publish=False, corpus=corpus, allow_input_loss=storage.allow_input_loss)
     manifest = snapshots.read_manifest(folder)
     yield dg.MaterializeResult(metadata={
         "version": manifest["version"],
@@ -55,7 +56,7 @@ def _result(outcome: CheckOutcome) -> dg.AssetCheckResult:
 def _blocking_check(name: str, run) -> dg.AssetChecksDefinition:
     @dg.asset_check(asset=snapshot, name=name, blocking=True, description=" ".join((run.__doc__ or name).split()))
     def check(storage: PastcastStorage) -> dg.AssetCheckResult:
-        return _result(run(pipeline.pending_snapshot(storage.work())))
+        return _result(run_check(name, pipeline.pending_snapshot(storage.work())))
 
     return check
 

@@ -12,13 +12,18 @@ under the working folder::
     dedup_state/                                          the index of every day's articles
 
 ``gather_articles`` then joins the built days into the one ``articles`` table the question
-filter and the snapshot read. When an earlier copy of a story arrives on a later day (a
-backfill of older days), the later day's dedup drops the copy kept before; gathering leaves
-it out, so the earliest copy wins whatever order the days were built in.
+filter and the snapshot read. A day's dedup tables record its decisions as they stood when it
+was built (a copy found on a later day does not rewrite an earlier day); the gathered table is
+read from the index as it stands: the articles it keeps (the earliest copy of each cluster,
+whatever order the days were built in: when an earlier copy of a story arrives on a later day,
+a backfill, the copy kept before is left out), with their cluster's id, size and domains
+counted from it. So the same days give the same table whether they were built in order, in
+reverse, again, or by two builds at once.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
@@ -30,10 +35,11 @@ from pathlib import Path
 import polars as pl
 
 from pastcast.curate.dedup import DedupConfig
-from pastcast.curate.dedup_files import dedup_files
+from pastcast.curate.dedup_files import dedup_files, state_lock
+from pastcast.curate.dedup_index import read_clusters
 from pastcast.curate.extract import ExtractConfig
-from pastcast.curate.ingest import ingest_inputs, merge_parts, records_in
-from pastcast.io import sink_parquet, write_json, write_parquet
+from pastcast.curate.ingest import failed_in, ingest_inputs, merge_parts, records_in
+from pastcast.io import locked, sink_parquet, write_json, write_parquet
 from pastcast.schemas import ARTICLES, DROPS, empty, scan_parts
 from pastcast.sources.remote import expand_inputs
 from pastcast.sources.warc import parse_warc_date
@@ -43,6 +49,8 @@ DEDUP_STATE = "dedup_state"
 CC_NEWS_NAME = re.compile(r"CC-NEWS-(\d{8})(\d{6})-\d+\.(?:warc|arc)(?:\.gz)?$")
 FIRST_CRAWL = date(1996, 1, 1)  # the Internet Archive's first crawls: no web archive is older
 DAY_FOLDER = re.compile(r"^day=(\d{4}-\d{2}-\d{2})$")
+INGEST_LOCKS = Path("ingest") / "locks"  # one file a day: builds of the same day take turns ingesting it
+DAYS_LOCKED_AT_ONCE = 64  # days ingested under their locks at once (each lock is an open file)
 
 
 def day_dir(work_dir: Path, day: date) -> Path:
@@ -176,9 +184,22 @@ def ingest_days(day_files: DayFiles, work_dir: Path, days: Iterable[date], worke
                 config: ExtractConfig = ExtractConfig(),
                 on_progress: Callable[[dict], None] | None = None) -> list[DayCounts]:
     """Ingest the files of ``days`` in one pool of workers (finished files are skipped on a
-    rerun), then write each day's tables. A day without files gets empty tables."""
+    rerun), then write each day's tables. A day without files gets empty tables. Two builds
+    that share days take turns on them (a lock a day, taken in date order, so neither waits
+    for the other forever); builds of other days go on at the same time."""
     days = sorted(set(days))
-    work_dir = Path(work_dir)
+    out = []
+    for start in range(0, len(days), DAYS_LOCKED_AT_ONCE):
+        group = days[start:start + DAYS_LOCKED_AT_ONCE]
+        with contextlib.ExitStack() as held:
+            for d in group:
+                held.enter_context(locked(Path(work_dir) / INGEST_LOCKS / f"day={d.isoformat()}.lock"))
+            out += _ingest_days(day_files, Path(work_dir), group, workers, config, on_progress)
+    return out
+
+
+def _ingest_days(day_files: DayFiles, work_dir: Path, days: list[date], workers: int | None,
+                 config: ExtractConfig, on_progress: Callable[[dict], None] | None) -> list[DayCounts]:
     shared = work_dir / "ingest"
     files = [str(f) for d in days for f in day_files.by_day.get(d, [])]
     ingest_inputs(files, shared, workers=workers, config=config, on_progress=on_progress, merge=False)
@@ -190,15 +211,22 @@ def ingest_days(day_files: DayFiles, work_dir: Path, days: Iterable[date], worke
         articles, drops = merge_parts(shared, items, folder / "articles.parquet", folder / "drops.parquet")
         sources = (pl.scan_parquet(folder / "articles.parquet").group_by("date_source").len()
                    .sort("date_source").collect())
+        failed = failed_in(shared, items)
+        # a day with a file that could not be read is not built: no digest, so the next run
+        # (which reads that file again) builds it once more; attempts count how often in a row
+        before = (read_day_report(work_dir, d, "ingest") or {}) if failed else {}
         out.append(DayCounts("ingest", d, records_in(shared, items), articles, drops, {
-            "warc_files": [f.name for f in files_of_day], "files_digest": files_digest(files_of_day),
+            "warc_files": [f.name for f in files_of_day],
+            "files_digest": None if failed else files_digest(files_of_day),
+            "files_failed": failed, "failed_attempts": before.get("failed_attempts", 0) + 1 if failed else 0,
             "date_sources": dict(sources.iter_rows())}).save(work_dir))
     return out
 
 
 def dedup_days(work_dir: Path, days: Iterable[date], config: DedupConfig = DedupConfig()) -> list[DayCounts]:
     """Each day against the index of every day deduplicated before it, in date order; a day
-    built again replays its earlier decisions."""
+    built again replays its earlier decisions, less the articles it no longer has (or that
+    changed), which leave the index first (the day is the index's batch)."""
     work_dir = Path(work_dir)
     out = []
     for d in sorted(set(days)):
@@ -206,11 +234,12 @@ def dedup_days(work_dir: Path, days: Iterable[date], config: DedupConfig = Dedup
         raw = folder / "ingest" / "articles.parquet"
         if not raw.is_file():
             raise FileNotFoundError(f"{raw}: day {d} has not been ingested")
-        run = dedup_files([raw], folder / "dedup", state=work_dir / DEDUP_STATE, config=config)
+        run = dedup_files([raw], folder / "dedup", state=work_dir / DEDUP_STATE, config=config,
+                          batch=d.isoformat())
         drops = {f"dedup/{reason}": n for reason, n in sorted(run.counts.by_reason.items())}
         out.append(DayCounts("dedup", d, run.counts.articles, run.counts.kept, drops,
-                             {"indexed_before": run.indexed_before, "indexed_after": run.indexed_after}
-                             ).save(work_dir))
+                             {"indexed_before": run.indexed_before, "indexed_after": run.indexed_after,
+                              "retired": run.retired}).save(work_dir))
     return out
 
 
@@ -218,33 +247,65 @@ def dedup_days(work_dir: Path, days: Iterable[date], config: DedupConfig = Dedup
 class Gathered:
     days: list[date]
     articles_path: Path
-    rows_in: int  # first copies over the days
+    rows_in: int  # first copies over the days (kept on their day, or kept again since)
     rows_out: int
-    displaced: int  # kept on their day, dropped when an earlier copy arrived later
+    displaced: int  # kept on their day, not now (an earlier copy arrived later)
+    restored: int = 0  # dropped on their day, kept now (the copy they lost to left its day)
+
+
+DUP_COLUMNS = ("dup_cluster", "dup_count", "dup_domains")
 
 
 def gather_articles(work_dir: Path) -> Gathered:
-    """Every built day's first copies into ``articles.parquet``, less those an earlier copy
-    displaced later, one row per article id."""
+    """Every built day's articles the index keeps now into ``articles.parquet``, one row per
+    article id, with ``dup_cluster``, ``dup_count`` and ``dup_domains`` counted from the index
+    now (not as they stood when the article's day was built). Holds the index's lock, so a
+    build running at the same time is seen before or after one of its days, never between."""
     work_dir = Path(work_dir)
+    with state_lock(work_dir / DEDUP_STATE):
+        return _gather(work_dir)
+
+
+def _gather(work_dir: Path) -> Gathered:
     days = built_days(work_dir)
-    kept = [str(day_dir(work_dir, d) / "dedup" / "articles.parquet") for d in days]
-    drops = [str(day_dir(work_dir, d) / "dedup" / "drops.parquet") for d in days]
+    kept_files = [str(day_dir(work_dir, d) / "dedup" / "articles.parquet") for d in days]
     path = work_dir / "articles.parquet"
     if not days:
         write_parquet(empty(ARTICLES), path)
         return Gathered([], path, 0, 0, 0)
-    scan = scan_parts(kept, ARTICLES)  # days built by an earlier version lack newer columns
-    rows_in = scan.select(pl.len()).collect().item()
-    displaced = (pl.scan_parquet(drops, schema=dict(DROPS)).filter(pl.col("reason") == "superseded")
-                 .select(pl.col("item_id").alias("article_id")).unique())
-    table = scan.join(displaced, on="article_id", how="anti")
+    scan = scan_parts(kept_files, ARTICLES)  # days built by an earlier version lack newer columns
+    day_ids = scan.select("article_id").unique().collect()
+    index = read_clusters(work_dir / DEDUP_STATE)
+    parts = []
+    if index is not None:
+        indexed, kept = index
+        # a kept article its day dropped (the copy it lost to has left the index since) is read
+        # from its day's ingest table: then every row is, in the same order as the dedup tables
+        missing = kept.join(day_ids, on="article_id", how="anti").height
+        ingested = [p for d in days if (p := day_dir(work_dir, d) / "ingest" / "articles.parquet").is_file()]
+        source = scan_parts(ingested, ARTICLES) if missing and ingested else scan
+        parts.append(source.drop(*DUP_COLUMNS).join(kept.lazy(), on="article_id", how="inner",
+                                                      maintain_order="left").select(list(ARTICLES)))
+        unknown = scan.join(indexed.lazy(), on="article_id", how="anti")
+    else:
+        unknown = scan
+    # articles the index does not hold (no index, or one lost since their day was built): as
+    # their day kept them, less those a later day reported displaced
+    drops = [str(p) for d in days if (p := day_dir(work_dir, d) / "dedup" / "drops.parquet").is_file()]
+    if drops:
+        displaced = (pl.scan_parquet(drops, schema=dict(DROPS)).filter(pl.col("reason") == "superseded")
+                     .select(pl.col("item_id").alias("article_id")).unique())
+        unknown = unknown.join(displaced, on="article_id", how="anti")
+    parts.append(unknown)
+    table = pl.concat(parts, how="vertical")
     ids = table.select("article_id").collect()
     if ids["article_id"].is_duplicated().any():  # never expected; guarded without holding the texts
         table = table.unique("article_id", keep="first", maintain_order=True)
     sink_parquet(table, path)
-    rows_out = pl.scan_parquet(path).select(pl.len()).collect().item()
-    return Gathered(days, path, rows_in, rows_out, rows_in - rows_out)
+    out_ids = pl.scan_parquet(path).select("article_id").collect()
+    restored = out_ids.join(day_ids, on="article_id", how="anti").height
+    rows_in = day_ids.height + restored
+    return Gathered(days, path, rows_in, out_ids.height, rows_in - out_ids.height, restored)
 
 
 def summed(work_dir: Path, days: Iterable[date], stage: str) -> dict:

@@ -12,6 +12,7 @@ start of a file's name (``markets/manifold.json``): ``formats_in``.
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from collections.abc import Iterable, Sequence
@@ -46,16 +47,35 @@ class ImportResult:
                 "records": self.counts, "drops_by_reason": self.drops_by_reason}
 
 
+def walk_files(folder: str | Path) -> list[Path]:
+    """Every file under ``folder``, sorted, following links to folders and files (a corpus is
+    often a tree of links into shared storage); a folder reached twice (a link loop, two links
+    to one place) is walked once."""
+    seen: set[str] = set()
+    found: list[Path] = []
+    for top, dirs, names in os.walk(folder, followlinks=True):
+        real = os.path.realpath(top)
+        if real in seen:
+            dirs.clear()
+            continue
+        seen.add(real)
+        dirs.sort()
+        found.extend(Path(top) / n for n in names if os.path.isfile(os.path.join(top, n)))
+    return sorted(found)
+
+
+def is_data_file(path: Path) -> bool:
+    return path.name.lower().endswith(DATA_SUFFIXES) and not path.name.startswith(".")
+
+
 def expand_inputs(inputs: Iterable[str | Path]) -> list[Path]:
-    """Files as given; folders to every data file under them, sorted. A missing path is an
-    error naming it (a typo must not import nothing silently)."""
+    """Files as given; folders to every data file under them (links followed), sorted. A
+    missing path is an error naming it (a typo must not import nothing silently)."""
     files: list[Path] = []
     for raw in inputs:
         path = Path(raw)
         if path.is_dir():
-            files.extend(sorted(p for p in path.rglob("*")
-                                if p.is_file() and p.name.lower().endswith(DATA_SUFFIXES)
-                                and not p.name.startswith(".")))
+            files.extend(p for p in walk_files(path) if is_data_file(p))
         elif path.is_file():
             files.append(path)
         else:
@@ -64,15 +84,16 @@ def expand_inputs(inputs: Iterable[str | Path]) -> list[Path]:
 
 
 def formats_in(folder: str | Path, known: Iterable[str]) -> tuple[dict[str, list[Path]], list[Path]]:
-    """({format: files}, files of no known format) for a corpus's markets/ or social/ folder."""
+    """({format: files}, every other file) for a corpus's markets/ or social/ folder: each file
+    under it (links followed) is read as its format or becomes a drop (``_unknown``)."""
     folder, known = Path(folder), sorted(known, key=len, reverse=True)
     by_format: dict[str, list[Path]] = {}
     unknown: list[Path] = []
     if not folder.is_dir():
         return by_format, unknown
-    for path in expand_inputs([folder]):
+    for path in walk_files(folder):
         top = path.relative_to(folder).parts[0].lower()
-        fmt = next((f for f in known if top == f or top.startswith(f)), None)
+        fmt = next((f for f in known if top == f or top.startswith(f)), None) if is_data_file(path) else None
         if fmt is None:
             unknown.append(path)
         else:
@@ -83,6 +104,10 @@ def formats_in(folder: str | Path, known: Iterable[str]) -> tuple[dict[str, list
 def _unknown(imported: Imported, files: Sequence[Path], stage: str, known: Iterable[str]) -> None:
     for path in files:
         imported.seen("file")
+        if not is_data_file(path):  # a LICENSE, a README, a hidden or partial download
+            imported.drop(path.name, "file", stage, "not_a_data_file",
+                          f"{path}: not read (data files end in {', '.join(DATA_SUFFIXES)} and are not hidden)")
+            continue
         imported.drop(path.name, "file", stage, "unknown_format",
                       f"{path}: name a subfolder or the file after its format ({', '.join(sorted(known))})")
 

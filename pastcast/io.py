@@ -135,8 +135,30 @@ MANIFEST = "manifest.json"  # a snapshot folder's manifest (pastcast.snapshot wr
 
 
 def read_manifest(folder: str | Path) -> dict:
-    """The manifest of a snapshot folder: tables with row counts and sha256, stage counts, ..."""
-    return json.loads((Path(folder) / MANIFEST).read_text())
+    """The manifest of a snapshot folder: tables with row counts and sha256, stage counts, ...
+    A manifest that is missing, not JSON or not an object with a ``tables`` map is a ValueError
+    (FileNotFoundError when absent) naming the file."""
+    path = Path(folder) / MANIFEST
+    try:
+        manifest = loads_json(path.read_bytes())
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{path}: no manifest (not a snapshot version)") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{path}: not a readable manifest ({exc})") from None
+    # a hand-made folder (tests, a quick experiment) may list no tables; then none is checked
+    tables = (manifest.get("tables") or {}) if isinstance(manifest, dict) else None
+    files = (manifest.get("files") or {}) if isinstance(manifest, dict) else None
+    if not isinstance(tables, dict) or not isinstance(files, dict) or not all(
+            isinstance(info, dict) and _plain_name(info.get("file")) for info in [*tables.values(), *files.values()]):
+        raise ValueError(f"{path}: not a snapshot manifest (tables and files must each name a file "
+                         "of the version's own folder)")
+    manifest.setdefault("tables", {})
+    return manifest
+
+
+def _plain_name(name) -> bool:
+    """A file name of the folder itself: no path, no '..' (a manifest never points elsewhere)."""
+    return isinstance(name, str) and name not in ("", ".", "..") and Path(name).name == name
 
 
 def loads_json(text: str | bytes):

@@ -9,6 +9,7 @@ notebooks and tests.
 from __future__ import annotations
 
 import json
+import logging
 import shutil
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
@@ -23,9 +24,9 @@ from pastcast.curate.dedup import deduplicate
 from pastcast.curate.extract import ExtractConfig
 from pastcast.curate.ingest import ingest_paths
 from pastcast.search.visibility import news_window
-from pastcast.drops import counts_by_reason, drops_frame
+from pastcast.drops import Drop, counts_by_reason, drops_frame
 from pastcast.search.index import update_or_build
-from pastcast.imports import ImportResult, formats_in, run_markets, run_social
+from pastcast.imports import ImportResult, formats_in, run_markets, run_social, walk_files
 from pastcast.io import copy_file, file_digests, write_json, write_parquet, write_text
 from pastcast.questions.audit import render_audit
 from pastcast.questions.filter import FilterConfig, filter_questions
@@ -33,11 +34,14 @@ from pastcast.questions.generate import GenerationRun, generate_questions, write
 from pastcast.questions.markets import MarketQuestionConfig, market_questions
 from pastcast.schemas import (ARTICLES, MARKET_PRICES, MARKETS, POSTS, QUESTION_EVIDENCE, QUESTION_QUALITY, QUESTIONS,
                               empty, scan_parts)
+from pastcast import snapshot as snapshots
 from pastcast.snapshot import write_snapshot
 from pastcast.sources.markets import MARKET_FORMATS
 from pastcast.sources.social import SOCIAL_FORMATS
 
-WARC_GLOBS = ("*.warc.gz", "*.warc", "*.arc.gz")
+log = logging.getLogger(__name__)
+WARC_SUFFIXES = (".warc.gz", ".warc", ".arc.gz", ".arc", ".warc.lz4")
+CORPUS_FOLDERS = ("warc", "markets", "social")
 
 
 @dataclass
@@ -67,19 +71,48 @@ class CorpusFiles:
     social: dict[str, list[Path]]
     unknown_markets: list[Path] = field(default_factory=list)  # files of no known format
     unknown_social: list[Path] = field(default_factory=list)
+    not_read: dict[str, tuple[str, str]] = field(default_factory=dict)  # file -> (reason, detail)
 
     @classmethod
     def discover(cls, corpus_dir: str | Path) -> CorpusFiles:
-        """The layout of a corpus folder: warc/, markets/ and social/. Under markets/ and
-        social/, a subfolder or a file name starting with a format name says the format
-        (markets/polymarket/..., markets/manifold.json, social/reddit_2026-03.ndjson.zst)."""
+        """The layout of a corpus folder: warc/, markets/ and social/, links followed. Under
+        markets/ and social/, a subfolder or a file name starting with a format name says the
+        format (markets/polymarket/..., markets/manifold.json, social/reddit_2026-03.ndjson.zst).
+        Every other file is in ``not_read`` with its reason: nothing under a corpus is skipped
+        without a trace."""
         root = Path(corpus_dir)
         if not root.is_dir():
             raise FileNotFoundError(f"corpus folder {root.resolve()} does not exist")
-        warc = sorted({p for g in WARC_GLOBS for p in (root / "warc").glob(g)})
+        warc, not_read = [], {}
+        for path in walk_files(root / "warc") if (root / "warc").is_dir() else []:
+            if path.name.lower().endswith(WARC_SUFFIXES) and not path.name.startswith("."):
+                warc.append(path)
+            else:
+                not_read[str(path)] = ("not_a_warc_file", f"{path}: not read (WARC files end in "
+                                                          f"{', '.join(WARC_SUFFIXES)} and are not hidden)")
+        for path in walk_files(root):
+            if path.relative_to(root).parts[0] not in CORPUS_FOLDERS:
+                not_read[str(path)] = ("outside_layout", f"{path}: not read (inputs go under "
+                                                         f"{', '.join(f + '/' for f in CORPUS_FOLDERS)})")
+        for path, why in daily.DayFiles.of(warc).undated.items():
+            not_read[path] = ("undated_file", f"{why}; the file is not in any day's build")
         markets, unknown_markets = formats_in(root / "markets", MARKET_FORMATS)
         social, unknown_social = formats_in(root / "social", SOCIAL_FORMATS)
-        return cls(warc, markets, social, unknown_markets, unknown_social)
+        return cls(warc, markets, social, unknown_markets, unknown_social, dict(sorted(not_read.items())))
+
+    def drops(self) -> pl.DataFrame:
+        """The files of the corpus no stage reads (``not_read``), as drops of the ``corpus``
+        stage; dumps of no known format are drops of their import stage."""
+        return drops_frame([Drop(Path(p).name, "file", "corpus", reason, detail)
+                            for p, (reason, detail) in self.not_read.items()])
+
+    def report(self) -> StageReport:
+        """Files found under the corpus in, files handed to a stage out (a dump of no known format
+        is the import stage's drop), the others dropped by reason (``pastcast build`` prints it)."""
+        dumps = self.dumps()
+        found = len(self.warc) + len(dumps) + sum(r != "undated_file" for r, _ in self.not_read.values())
+        return StageReport("corpus", found, found - len(self.not_read), counts_by_reason(self.drops()), {},
+                           {"warc_files": len(self.warc), "dumps": len(dumps)})
 
     def dumps(self) -> list[Path]:
         return [*(p for files in self.markets.values() for p in files),
@@ -118,7 +151,7 @@ def ingest(files: list[Path], work_dir: Path, config: ExtractConfig = ExtractCon
     articles = pl.scan_parquet(result.articles_path)
     report.extra["date_sources"] = dict(
         articles.group_by("date_source").len().sort("date_source").collect().iter_rows())
-    report.extra.update(warc_files=result.files, files_resumed=result.files_skipped,
+    report.extra.update(warc_files=result.files, files_resumed=result.files_skipped, files_failed=result.files_failed,
                         seconds=round(result.seconds, 1))
     return report.save(work_dir)
 
@@ -346,15 +379,25 @@ def _llm_usage(work_dir: Path) -> dict:
     return total
 
 
-UNPARTITIONED_STAGES = ("markets", "social", "generate", "filter")  # their drops: work/drops/<stage>.parquet
+UNPARTITIONED_STAGES = ("corpus", "markets", "social", "generate", "filter")  # their drops: work/drops/<stage>.parquet
 PENDING = "snapshot.json"  # the version the last snapshot stage wrote, for the checks
 
 
 def snapshot(work_dir: Path, snapshots_dir: Path, name: str, inputs: list[Path],
-             config: dict | None = None, publish: bool = True) -> Path:
+             config: dict | None = None, publish: bool = True, corpus: CorpusFiles | None = None,
+             allow_input_loss: bool = False) -> Path:
     """Gather the working tables and every stage's drops into a new snapshot version that
     records the days it covers. ``publish=False`` leaves LATEST where it is (the caller moves it
-    once the blocking checks pass); the new folder is noted in ``work_dir/snapshot.json``."""
+    once the blocking checks pass); the new folder is noted in ``work_dir/snapshot.json``.
+    ``corpus``: the files the inputs came from, whose unread files join the drops.
+    ``allow_input_loss`` is recorded in the manifest: the checks on lost inputs and shrunken
+    tables then report without blocking (an operator's explicit allowance)."""
+    removed = snapshots.remove_unchecked(pending_or_none(work_dir))
+    if removed:
+        log.warning("removed %s: written by an earlier build whose blocking checks never ran", removed)
+    if corpus is not None:
+        write_parquet(corpus.drops(), work_dir / "drops" / "corpus.parquet")
+        corpus.report().save(work_dir)
     articles = _table(work_dir, "articles", ARTICLES)
     days = daily.built_days(work_dir)
     # by name: a folder from before daily partitions also holds whole-build ingest/dedup drops
@@ -378,9 +421,17 @@ def snapshot(work_dir: Path, snapshots_dir: Path, name: str, inputs: list[Path],
     digests = file_digests(inputs, work_dir / "input_digests.json")
     folder = write_snapshot(tables, snapshots_dir, name, window_of(articles), inputs=digests,
                             stage_counts=reports, config=config, files=files, publish=publish,
-                            extra={"llm": _llm_usage(work_dir), "partitions": partitions})
+                            extra={"llm": _llm_usage(work_dir), "partitions": partitions,
+                                   "allowances": {"input_loss": bool(allow_input_loss)}})
     write_json({"name": name, "version": folder.name, "folder": str(folder.resolve())}, work_dir / PENDING)
     return folder
+
+
+def pending_or_none(work_dir: Path) -> Path | None:
+    try:
+        return pending_snapshot(work_dir)
+    except (FileNotFoundError, ValueError, KeyError):
+        return None
 
 
 def pending_snapshot(work_dir: Path) -> Path:
@@ -407,13 +458,15 @@ def build_news(files: list[Path], work: Path, days: list[date] | None = None,
 def run_all(corpus_dir: str | Path, work_dir: str | Path, snapshots_dir: str | Path,
             name: str, on_stage: Callable[[StageReport], None] | None = None,
             on_progress: Callable[[dict], None] | None = None, publish: bool = True,
-            days: list[date] | None = None) -> Path:
+            days: list[date] | None = None, allow_input_loss: bool = False) -> Path:
     """Every stage in order, without Dagster; returns the new snapshot folder (LATEST moved to it
     when ``publish``; see ``snapshot_checks.publish_if_sound`` to move it only when the blocking
     checks pass). ``days`` (crawl days) builds only those days' news and questions, keeping the
     days built before (a new window); by default every day of the corpus is built again."""
     files = CorpusFiles.discover(corpus_dir)
     work = Path(work_dir)
+    if on_stage:
+        on_stage(files.report())
     build_news(files.warc, work, days=days, on_stage=on_stage, on_progress=on_progress)
     questions = ((lambda: generate(work)) if days is None else
                  (lambda: (generate_news(work, days), generate_markets(work), gather_candidates(work))[-1]))
@@ -424,4 +477,5 @@ def run_all(corpus_dir: str | Path, work_dir: str | Path, snapshots_dir: str | P
         report = step()
         if on_stage:
             on_stage(report)
-    return snapshot(work, Path(snapshots_dir), name, files.built_inputs(daily.built_days(work)), publish=publish)
+    return snapshot(work, Path(snapshots_dir), name, files.built_inputs(daily.built_days(work)), publish=publish,
+                    corpus=files, allow_input_loss=allow_input_loss)

@@ -32,7 +32,7 @@ ARTICLES = {
     "warc_file": pl.String,
     "warc_record_id": pl.String,
     "content_hash": pl.String,  # sha1 of the normalised text
-    "dup_cluster": pl.String,  # id of its duplicate cluster (the first kept copy's article_id)
+    "dup_cluster": pl.String,  # id of its duplicate cluster: its kept (earliest) copy's article_id
     "word_count": pl.Int64,
     "dup_count": pl.Int64,  # copies in its cluster, itself included (set by dedup)
     "dup_domains": pl.List(pl.String),  # the domains that carried the story (set by dedup)

@@ -11,6 +11,7 @@ import json
 import os
 import re
 import shutil
+import socket
 import subprocess
 from datetime import date, datetime, timezone
 from pathlib import Path
@@ -61,7 +62,8 @@ def latest_version(root: str | Path, name: str) -> str | None:
 
 
 def resolve(path_or_ref: str | Path, root: str | Path = "snapshots") -> Path:
-    """A snapshot folder from a path, ``name`` (its latest) or ``name/vN``."""
+    """A snapshot folder from a path, ``name`` (its latest) or ``name/vN``; a FileNotFoundError
+    saying what is missing (the folder, its LATEST, the version LATEST names) otherwise."""
     path = Path(path_or_ref)
     if (path / MANIFEST).is_file():
         return path
@@ -70,6 +72,14 @@ def resolve(path_or_ref: str | Path, root: str | Path = "snapshots") -> Path:
     version = parts[1] if len(parts) > 1 else latest_version(root, parts[0])
     if version and (folder / version / MANIFEST).is_file():
         return folder / version
+    known = versions(root, parts[0])
+    if len(parts) == 1 and known and version is None:
+        raise FileNotFoundError(f"{folder}: no {LATEST} (no version was published); name one of "
+                                f"{', '.join(known)} as {parts[0]}/vN")
+    if version and known:
+        said = f"{LATEST} names" if len(parts) == 1 else "asked for"
+        raise FileNotFoundError(f"{folder}: {said} {version}, which is not a version there "
+                                f"(versions: {', '.join(known)})")
     raise FileNotFoundError(f"no snapshot at {path_or_ref!r} (looked for {MANIFEST} there and "
                             f"under {Path(root).resolve()})")
 
@@ -89,7 +99,8 @@ def write_snapshot(tables: dict[str, pl.DataFrame], root: str | Path, name: str,
         raise ValueError(f"unknown snapshot tables {sorted(unknown)}; known: {sorted(TABLES)}")
     folder = Path(root) / name
     folder.mkdir(parents=True, exist_ok=True)
-    staging = folder / f".staging-{os.getpid()}-{datetime.now(timezone.utc):%Y%m%dT%H%M%S%f}"
+    remove_abandoned_staging(folder)
+    staging = folder / f"{STAGING}{_HOST}-{os.getpid()}-{datetime.now(timezone.utc):%Y%m%dT%H%M%S%f}"
     staging.mkdir()
     try:
         table_info = {}
@@ -129,6 +140,34 @@ def write_snapshot(tables: dict[str, pl.DataFrame], root: str | Path, name: str,
     return final
 
 
+STAGING = ".staging-"  # a version being written: .staging-<host>-<pid>-<time>
+_HOST = socket.gethostname().replace("-", "_")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's live process
+        return True
+    return True
+
+
+def remove_abandoned_staging(folder: str | Path) -> list[Path]:
+    """Staging folders of writers on this host that are gone (a killed build): removed, so a
+    crash leaves no half-written version behind. A live writer's folder, or one from another
+    host sharing the storage, is left alone."""
+    removed = []
+    for path in Path(folder).glob(f"{STAGING}*"):
+        host, _, rest = path.name[len(STAGING):].partition("-")
+        pid = rest.partition("-")[0]
+        if host == _HOST and pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+    return removed
+
+
 def publish_version(snapshot_dir: str | Path, checks: dict | None = None) -> None:
     """Move LATEST to this version and log the move (with the checks that allowed it) in the
     snapshot's ``history.jsonl``."""
@@ -139,6 +178,50 @@ def publish_version(snapshot_dir: str | Path, checks: dict | None = None) -> Non
     with open(folder / HISTORY, "a", encoding="utf-8") as log:
         log.write(json.dumps(entry) + "\n")
     write_text(final.name + "\n", folder / LATEST)
+
+
+CHECKS = "checks.jsonl"  # every blocking check run on a version: {version, check, passed, at}
+
+
+def record_checks(snapshot_dir: str | Path, outcomes: dict[str, bool]) -> None:
+    """Log that checks ran on this version (passed or not): a version never checked is one a
+    killed build left, removed by the next build of the same work folder."""
+    final = Path(snapshot_dir)
+    at = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    with open(final.parent / CHECKS, "a", encoding="utf-8") as log:
+        for check, passed in outcomes.items():
+            log.write(json.dumps({"version": final.name, "check": check, "passed": passed, "at": at}) + "\n")
+
+
+def checked_versions(root: str | Path, name: str) -> set[str]:
+    path = Path(root) / name / CHECKS
+    if not path.is_file():
+        return set()
+    found = set()
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            found.add(json.loads(line)["version"])
+        except (ValueError, KeyError, TypeError):
+            continue  # a line cut by a crash: the version is simply not known as checked
+    return found
+
+
+def remove_unchecked(snapshot_dir: str | Path | None) -> Path | None:
+    """Remove ``snapshot_dir`` when it is a version never published and never checked (its
+    build was killed between writing it and checking it); returns it when removed."""
+    if snapshot_dir is None:
+        return None
+    final = Path(snapshot_dir)
+    root, name = final.parent.parent, final.parent.name
+    if not VERSION.match(final.name) or not (final / MANIFEST).is_file():
+        return None
+    try:
+        if final.name in published_versions(root, name) | checked_versions(root, name):
+            return None
+    except ValueError:  # a LATEST naming no version: leave everything alone
+        return None
+    shutil.rmtree(final)
+    return final
 
 
 def published_versions(root: str | Path, name: str) -> set[str]:
@@ -181,7 +264,11 @@ def list_snapshots(root: str | Path = "snapshots") -> pl.DataFrame:
         except ValueError:
             published = set()
         for version in versions(root, folder.name):
-            m = read_manifest(folder / version)
+            try:
+                m = read_manifest(folder / version)
+            except (OSError, ValueError):  # listed, so it is seen; `snapshot verify` says why
+                m = {"created_at": "", "window": {"start": "unreadable", "end": "manifest"},
+                     "tables": {t: {"rows": None} for t in ("articles", "questions", "drops")}}
             rows.append({
                 "name": folder.name, "version": version, "latest": version == latest,
                 "published": version in published, "parent": m.get("parent_version") or "",
@@ -239,7 +326,12 @@ def check_integrity(snapshot_dir: str | Path) -> None:
     try:
         manifest = read_manifest(folder)
     except (OSError, ValueError) as exc:
-        raise SnapshotIntegrityError(f"{folder / MANIFEST}: unreadable ({exc})") from exc
+        raise SnapshotIntegrityError(str(exc)) from exc
+    listed = manifest.get("tables") or {}
+    unlisted = [t for t in TABLES if listed and t not in listed and (folder / f"{t}.parquet").exists()]
+    if unlisted:  # a reader would take it for the version's own table
+        raise SnapshotIntegrityError(f"{folder}: {unlisted[0]}.parquet is not in the manifest: a file "
+                                     "added after the version was written")
     for name, info, _path, kind in _mismatches(folder, manifest, _digest)[:1]:
         if kind == "missing":
             raise SnapshotIntegrityError(f"{folder}: {name} ({info['file']}) is missing; the manifest lists it")
@@ -263,7 +355,13 @@ def verify(snapshot_dir: str | Path) -> list[str]:
     for table, info in manifest["tables"].items():  # row counts of the tables present
         path = folder / info["file"]
         if path.is_file():
-            rows = pl.scan_parquet(path).select(pl.len()).collect().item()
+            try:
+                rows = pl.scan_parquet(path).select(pl.len()).collect().item()
+            except (OSError, pl.exceptions.PolarsError) as exc:
+                problems.append(f"{table}: {path} is not a readable Parquet file ({str(exc).splitlines()[0]})")
+                continue
             if rows != info["rows"]:
                 problems.append(f"{table}: {rows} rows, manifest says {info['rows']}")
+    problems += [f"{t}: {folder / f'{t}.parquet'} is not in the manifest" for t in TABLES
+                 if manifest["tables"] and t not in manifest["tables"] and (folder / f"{t}.parquet").exists()]
     return problems

@@ -13,6 +13,9 @@ from pastcast.daily import DayFiles, contiguous, days_to_build, files_digest, re
 from pipelines.jobs import build_news_job, evaluate_job, import_dumps_job
 
 
+INGEST_ATTEMPTS = 3  # runs that try a day again after one of its files could not be read
+
+
 def _today() -> datetime:
     return datetime.now(timezone.utc)
 
@@ -26,21 +29,33 @@ def new_warc_files(context: dg.SensorEvaluationContext, storage: PastcastStorage
     for path, why in day_files.undated.items():
         context.log.warning(f"{path}: left out, {why}")
     work = storage.work()
-    built = {d: (read_day_report(work, d, "ingest") or {}).get("files_digest") for d in day_files.by_day}
+    reports = {d: read_day_report(work, d, "ingest") or {} for d in day_files.by_day}
+    built = {d: report.get("files_digest") for d, report in reports.items()}
     todo = days_to_build(day_files, built, before=_today().date())
+    # a day whose files could not all be read is tried again, a few times, then left to a person
+    given_up = [d for d in todo if reports[d].get("failed_attempts", 0) >= INGEST_ATTEMPTS]
+    for d in given_up:
+        context.log.warning(f"day {d}: {', '.join(reports[d].get('files_failed', []))} still unreadable after "
+                            f"{INGEST_ATTEMPTS} attempts; replace or remove the file, or run the day by hand")
+    todo = [d for d in todo if d not in given_up]
     early = [d for d in todo if d < DAILY.start.date()]
     if early:
         context.log.warning(f"{len(early)} days of files before the first partition ({DAILY.start.date()}), "
                             f"left out: {', '.join(map(str, early[:5]))}; set PASTCAST_START_DATE to include them")
         todo = [d for d in todo if d >= DAILY.start.date()]
     if not todo:
-        return dg.SkipReason(f"{len(day_files.by_day)} days of WARC files in {storage.corpus_dir}/warc, none new")
+        waiting = f", {len(given_up)} left unbuilt after {INGEST_ATTEMPTS} failed reads" if given_up else ""
+        return dg.SkipReason(f"{len(day_files.by_day)} days of WARC files in {storage.corpus_dir}/warc, "
+                             f"none new{waiting}")
     requests = []
     for first, last in contiguous(todo):
         files = [f for d, fs in day_files.by_day.items() if first <= d <= last for f in fs]
         key = first.isoformat() if first == last else f"{first.isoformat()}..{last.isoformat()}"
         tags = {RANGE_START: first.isoformat(), RANGE_END: last.isoformat()}
-        requests.append(dg.RunRequest(run_key=f"{key}:{files_digest(files)}", tags=tags))
+        # a retry needs a key of its own: Dagster runs a run key once
+        attempts = max(reports[d].get("failed_attempts", 0) for d in todo if first <= d <= last)
+        retry = f":attempt-{attempts + 1}" if attempts else ""
+        requests.append(dg.RunRequest(run_key=f"{key}:{files_digest(files)}{retry}", tags=tags))
     return requests
 
 

@@ -174,5 +174,5 @@ def test_odd_shapes_never_raise(tmp_path):
         (tmp_path / name).write_text(doc if isinstance(doc, str) else json.dumps(doc))
     imported = read_bluesky([tmp_path / "list.json", tmp_path / "cut.json"])
     assert imported.unaccounted() == {} and len(imported.tables["posts"]) == 1
-    assert reasons(imported) == {"malformed_post": 5, "not_a_post": 1, "unreadable_file": 1}
+    assert reasons(imported) == {"malformed_post": 5, "not_a_post": 1, "truncated_file": 1}  # a cut document
     imported.frame("posts", POSTS)

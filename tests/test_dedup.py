@@ -106,9 +106,9 @@ def test_a_new_day_is_deduplicated_against_the_index_and_an_earlier_late_copy_ta
     assert sorted(kept2["article_id"]) == ["a4", "a5"]
     drops = drop_map(drops2)
     assert drops["a3"]["reason"] == "near_duplicate" and "kept=a1 cluster=a1" in drops["a3"]["detail"]
-    assert drops["a2"]["reason"] == "superseded" and "kept=a4 cluster=a2" in drops["a2"]["detail"]
+    assert drops["a2"]["reason"] == "superseded" and "kept=a4 cluster=a4" in drops["a2"]["detail"]
     taken_over = kept2.filter(pl.col("article_id") == "a4").row(0, named=True)
-    assert taken_over["dup_cluster"] == "a2" and taken_over["dup_count"] == 2
+    assert taken_over["dup_cluster"] == "a4" and taken_over["dup_count"] == 2
     assert index.count() == 5
     index.close()
 

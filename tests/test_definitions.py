@@ -33,7 +33,7 @@ def test_definitions_load_with_every_asset_check_and_job():
     blocking = {name for (asset, name), spec in checks.items() if spec.blocking}
     assert blocking == {"manifest_matches_files", "ids_are_unique", "articles_within_crawl_bounds",
                         "no_answer_in_own_text", "no_answer_in_other_questions", "revised_dates_have_evidence",
-                        "market_questions_follow_their_markets"}
+                        "market_questions_follow_their_markets", "inputs_read_whole", "tables_kept_their_rows"}
     assert all(asset == "snapshot" for (asset, name), spec in checks.items() if spec.blocking)
     assert {("articles_raw", "drop_rates_in_usual_range"), ("articles", "drop_rates_in_usual_range"),
             ("articles", "date_coverage"), ("snapshot", "no_missing_days")} <= set(checks)

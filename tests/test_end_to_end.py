@@ -47,7 +47,7 @@ def test_every_asset_materializes_and_the_blocking_checks_pass(built):
     blocking = {name for (asset, name), c in checks.items() if asset == "snapshot" and c.severity.value == "ERROR"}
     assert blocking == {"manifest_matches_files", "ids_are_unique", "articles_within_crawl_bounds",
                         "no_answer_in_own_text", "no_answer_in_other_questions", "revised_dates_have_evidence",
-                        "market_questions_follow_their_markets"}
+                        "market_questions_follow_their_markets", "inputs_read_whole", "tables_kept_their_rows"}
     assert all(checks[("snapshot", name)].passed for name in blocking)
     # warnings on the stages: the sample has crawl days without files, which the coverage check names
     coverage = checks[("articles", "date_coverage")]

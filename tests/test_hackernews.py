@@ -97,4 +97,4 @@ def test_unreadable_file_is_a_drop(tmp_path):
     imported = read_hackernews([broken, FIXTURES / "hn_single_item.json"])
     assert imported.unaccounted() == {} and list(rows(imported)) == ["hn:9011"]
     assert [(d.item_id, d.item_kind, d.reason) for d in imported.drops] == [
-        ("items.json", "file", "unreadable_file")]
+        ("items.json", "file", "truncated_file")]

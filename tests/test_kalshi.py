@@ -187,7 +187,7 @@ def test_unreadable_file_is_a_drop(tmp_path):
     (tmp_path / "page.json").write_text('{"markets": [')
     got = read_kalshi([tmp_path / "page.json", tmp_path / "missing.json"])
     assert [(d.item_kind, d.reason, d.item_id) for d in got.drops] == [
-        ("file", "unreadable_file", "page.json"), ("file", "unreadable_file", "missing.json")]
+        ("file", "truncated_file", "page.json"), ("file", "unreadable_file", "missing.json")]
     assert got.unaccounted() == {} and got.tables == {}
 
 

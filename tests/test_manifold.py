@@ -153,7 +153,7 @@ def test_file_shapes_unknown_unreadable_and_mixed_ndjson():
     imported, by_id, prices = read("mixed.ndjson", "users.json", "broken.json")
     assert by_id["manifold:nd1"]["status"] == "open"  # closes T0+2d; the newest data is T0+1d
     assert series(prices, "manifold:nd1") == [(at(1), "Yes", 0.61)]
-    assert reasons(imported) == {"users.json": "unknown_file_shape", "broken.json": "unreadable_file",
+    assert reasons(imported) == {"users.json": "unknown_file_shape", "broken.json": "truncated_file",
                                  "mixed.ndjson:line 3": "malformed_record",
                                  "mixed.ndjson:line 4": "unknown_record"}
     details = {d.item_id: d.detail for d in imported.drops}

@@ -178,7 +178,7 @@ def test_file_shapes_unknown_unreadable_and_mixed_ndjson():
     imported, by_id, prices = read("mixed.ndjson", "unknown.json", "broken.json")
     assert by_id["metaculus:310"]["resolution"] == "No"  # api2 0.0
     assert series(prices, "metaculus:4011") == [(utc("2026-01-11"), "Yes", 0.55)]
-    assert reasons(imported) == [("broken.json", "unreadable_file"), ("mixed.ndjson:line 3", "malformed_record"),
+    assert reasons(imported) == [("broken.json", "truncated_file"), ("mixed.ndjson:line 3", "malformed_record"),
                                  ("mixed.ndjson:line 4", "unknown_record"), ("unknown.json", "unknown_file_shape")]
     details = {d.item_id: d.detail for d in imported.drops}
     assert str(FIXTURES / "unknown.json") in details["unknown.json"]

@@ -294,3 +294,46 @@ def test_a_new_window_built_from_the_cli_matches_one_build_of_both(tmp_path):
         assert ids["windows"] == ids["once"] and ids["once"], table
     bad = CliRunner().invoke(cli, ["build", "--corpus", str(SAMPLE), "--work", str(tmp_path / "x"), "--days", "2026-03-05..2026-03-01"])
     assert bad.exit_code == 2 and "before the first" in bad.output
+
+
+def test_a_day_with_an_unreadable_file_is_requested_again_then_left_to_a_person(tmp_path, monkeypatch):
+    """A file that could not be read (a lost share, a dying disk) leaves its day unbuilt: the
+    sensor asks for the day again under a fresh run key, and after a few failed attempts it
+    stops asking and says which file to look at."""
+    from pastcast import daily, pipeline
+    from pastcast.sources import warc, warc_framing
+    import pipelines.sensors as sensors
+
+    corpus = make_corpus(tmp_path, [DAYS[0]])
+    local = local_defs(tmp_path, corpus)
+    monkeypatch.setattr(sensors, "_today", lambda: datetime(2026, 1, 12, 6, tzinfo=timezone.utc))
+    files = sorted((corpus / "warc").iterdir())
+    lost = files[0]
+
+    def failing_open(file, mode="r", *args, **kwargs):
+        if Path(file) == lost:
+            raise OSError(5, "Input/output error", str(file))
+        return open(file, mode, *args, **kwargs)
+
+    keys = []
+    for attempt in range(1, sensors.INGEST_ATTEMPTS + 1):
+        for module in (warc, warc_framing):
+            monkeypatch.setattr(module, "open", failing_open, raising=False)
+        pipeline.ingest_news_days(files, tmp_path / "work", [DAYS[0]], workers=1)
+        for module in (warc, warc_framing):
+            monkeypatch.delattr(module, "open")
+        report = daily.read_day_report(tmp_path / "work", DAYS[0], "ingest")
+        assert report["files_failed"] == [str(lost)] and report["files_digest"] is None
+        assert report["failed_attempts"] == attempt
+        if attempt < sensors.INGEST_ATTEMPTS:
+            (request,) = _sensor_requests(local, "new_warc_files").run_requests
+            assert request.tags[RANGE_START] == request.tags[RANGE_END] == DAYS[0].isoformat()
+            keys.append(request.run_key)
+    assert len(set(keys)) == len(keys) and keys[0].endswith(":attempt-2")  # Dagster runs a key once
+    skipped = _sensor_requests(local, "new_warc_files")
+    assert not skipped.run_requests and "1 left unbuilt" in skipped.skip_message
+
+    pipeline.ingest_news_days(files, tmp_path / "work", [DAYS[0]], workers=1)  # readable again, by hand
+    report = daily.read_day_report(tmp_path / "work", DAYS[0], "ingest")
+    assert report["files_failed"] == [] and report["files_digest"] and report["failed_attempts"] == 0
+    assert _sensor_requests(local, "new_warc_files").skip_message.endswith("none new")

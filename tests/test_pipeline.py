@@ -19,9 +19,9 @@ def test_a_truncated_warc_keeps_the_records_before_the_damage(tmp_path):
     corpus.mkdir(parents=True)
     (corpus / "truncated.warc.gz").write_bytes(data[: int(len(data) * 0.6)])
     report = pipeline.ingest(sorted(corpus.iterdir()), tmp_path / "work")
-    assert report.drops.get("read/corrupt_record") == 1
+    assert report.drops.get("read/truncated_file") == 1
     drops = pl.read_parquet(tmp_path / "work" / "drops" / "ingest.parquet")
-    detail = drops.filter(pl.col("reason") == "corrupt_record")["detail"].item()
+    detail = drops.filter(pl.col("reason") == "truncated_file")["detail"].item()
     assert "truncated.warc.gz" in detail and "byte" in detail
     full = pipeline.ingest([source], tmp_path / "work-full")
     assert 0 < report.rows_out < full.rows_out

@@ -172,8 +172,8 @@ def test_bad_files_and_lines_are_drops(tmp_path):
     got = read_polymarket(sorted(tmp_path.iterdir()))
     assert [row["market_id"] for row in got.tables["markets"]] == ["polymarket:239826"]
     assert sorted((d.item_kind, d.reason, d.item_id) for d in got.drops) == [
+        ("file", "truncated_file", "broken.json"),
         ("file", "unknown_shape", "numbers.json"),
-        ("file", "unreadable_file", "broken.json"),
         ("market", "malformed_market", "markets.jsonl.gz line 2"),
     ]
     assert got.unaccounted() == {}

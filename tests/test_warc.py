@@ -34,7 +34,7 @@ def test_truncated_file_keeps_records_before_the_damage(tmp_path, cut):
     damaged.write_bytes(data[: int(len(data) * cut)])
     items = list(iter_html_pages(damaged))
     pages = [i for i in items if isinstance(i, HtmlPage)]
-    corrupt = [i for i in items if not isinstance(i, HtmlPage) and i.reason == "corrupt_record"]
+    corrupt = [i for i in items if not isinstance(i, HtmlPage) and i.reason == "truncated_file"]
     assert 1 <= len(pages) < 6
     assert [p.url for p in pages] == [f"https://news.example/story-{i}" for i in range(len(pages))]
     assert len(corrupt) == 1 and "damaged.warc.gz" in corrupt[0].detail
@@ -85,7 +85,7 @@ def test_any_cut_point_keeps_a_prefix_and_reports_the_damage(tmp_path):
         items = list(iter_html_pages(path))
         pages = [i.url for i in items if isinstance(i, HtmlPage)]
         assert pages == urls[: len(pages)], cut
-        damaged = any(getattr(i, "reason", "") == "corrupt_record" for i in items)
+        damaged = any(getattr(i, "reason", "") in ("corrupt_record", "truncated_file") for i in items)
         started = sum(s < cut for s in starts)  # records the cut file begins
         if cut in starts:
             assert not damaged and len(pages) == started, cut

@@ -58,7 +58,8 @@ def ingest(inputs: tuple[str, ...], out_dir: str, workers: int, base_url: str | 
                                base_url=base_url, spool_dir=spool_dir, on_progress=ingest_progress(bar))
     out.print(reason_table("dropped, by stage/reason", result.drops_by_reason))
     rate = result.articles / max(result.seconds, 1e-9)
-    out.print(f"{result.files} files ({result.files_skipped} already done), {result.records:,} records, "
+    failed = f", {result.files_failed} could not be read (read again next run)" if result.files_failed else ""
+    out.print(f"{result.files} files ({result.files_skipped} already done{failed}), {result.records:,} records, "
               f"{result.articles:,} articles in {result.seconds:.1f} s ({rate:,.1f} articles/s)\n"
               f"articles: {result.articles_path}\ndrops:    {result.drops_path}")
 

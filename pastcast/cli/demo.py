@@ -56,7 +56,11 @@ def demo(snapshots_dir: str) -> None:
 @click.option("--days", default=None, metavar="FIRST..LAST",
               help="Crawl days to build (e.g. 2026-04-01..2026-06-30, or one day); days built before are "
                    "kept. Default: every day of the corpus.")
-def build(corpus_dir: str, work_dir: str, snapshots_dir: str, name: str, days: str | None) -> None:
+@click.option("--allow-input-loss", is_flag=True,
+              help="Publish even when an input file was not read whole (unreadable, truncated, undated) or a "
+                   "table kept less than half the parent version's rows; recorded in the manifest.")
+def build(corpus_dir: str, work_dir: str, snapshots_dir: str, name: str, days: str | None,
+          allow_input_loss: bool) -> None:
     """Build a snapshot from a corpus folder without Dagster (same stages as the assets)."""
     from pastcast import pipeline
     from pastcast.daily import parse_days
@@ -73,7 +77,8 @@ def build(corpus_dir: str, work_dir: str, snapshots_dir: str, name: str, days: s
 
     with progress() as bar:
         folder = pipeline.run_all(corpus_dir, work_dir, snapshots_dir, name, on_stage=report,
-                                  on_progress=ingest_progress(bar), publish=False, days=chosen)
+                                  on_progress=ingest_progress(bar), publish=False, days=chosen,
+                                  allow_input_loss=allow_input_loss)
     if not print_checks(publish_if_sound(folder)):
         console.print(f"[red]{folder}: blocking checks failed; LATEST not moved[/]")
         raise SystemExit(1)

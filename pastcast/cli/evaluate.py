@@ -54,19 +54,21 @@ def eval_run(snapshot_ref: str, agent: str, out_dir: str, root: str, resume: boo
         raise click.BadParameter("--resume continues a run, --force replaces it: pass one", param_hint="--force")
     with user_errors():
         folder = resolve(snapshot_ref, root)
+    with user_errors(ValueError, TypeError):  # an unknown agent, a class without act(env)
+        the_agent = get_agent(agent)
     with progress() as bar:
         task = bar.add_task(f"replaying {folder} to {agent}", total=None)
 
         def tick(i: int, n: int, day) -> None:
             bar.update(task, completed=i, total=n, description=f"{agent}: {day}")
 
-        with user_errors(ValueError, FileExistsError):
+        with user_errors():
             judge = None
             if judge_model:
                 from pastcast.llm import LLMSettings
 
                 judge = LLMSettings.from_env(model=judge_model)
-            run_eval(folder, get_agent(agent), out_dir, progress=tick, resume=resume, policy=wake, judge=judge,
+            run_eval(folder, the_agent, out_dir, progress=tick, resume=resume, policy=wake, judge=judge,
                      force=force)
     click.echo(render_leaderboard(leaderboard([out_dir])))
 
@@ -79,7 +81,10 @@ def eval_run(snapshot_ref: str, agent: str, out_dir: str, root: str, resume: boo
 @click.option("--agent-name", default="external", show_default=True, help="The name the run is scored under.")
 @click.option("--root", default="snapshots", show_default=True, type=click.Path(file_okay=False))
 @click.option("--force", is_flag=True, help="Replace a run already in OUT (without it, OUT holding a run is refused).")
-def eval_serve(snapshot_ref: str, out_dir: str, port: int, agent_name: str, root: str, force: bool) -> None:
+@click.option("--request-timeout", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True,
+              help="Seconds a connection may stall (a body not sent in time gets 408; an idle connection closes).")
+def eval_serve(snapshot_ref: str, out_dir: str, port: int, agent_name: str, root: str, force: bool,
+               request_timeout: float) -> None:
     """Serve the replay of SNAPSHOT over HTTP on loopback, for an agent in another process.
 
     \b
@@ -87,12 +92,15 @@ def eval_serve(snapshot_ref: str, out_dir: str, port: int, agent_name: str, root
       GET /v1/state, /v1/questions, /v1/search?query=..&k=.., /v1/search_posts, /v1/market?question_id=..,
       /v1/resolved; POST /v1/forecast {"question_id", "forecast": {outcome: p}}, /v1/advance {"days": 1}.
     Advancing past the window's end scores the run like `eval run`; then the server stops.
+    Stopped earlier (Ctrl-C), a run without a forecast leaves nothing in OUT.
     """
+    from pastcast.evaluate.run_folder import PARTIAL
     from pastcast.evaluate.serve import make_server
     from pastcast.snapshot import resolve
 
-    with user_errors():
-        server, run = make_server(resolve(snapshot_ref, root), out_dir, port, agent_name, force=force)
+    with user_errors():  # the port is bound before OUT is claimed: a busy port leaves nothing behind
+        server, run = make_server(resolve(snapshot_ref, root), out_dir, port, agent_name, force=force,
+                                  timeout=request_timeout)
     host, bound = server.server_address[:2]
     console.print(f"serving {run.snapshot_dir} at http://{host}:{bound}/v1 (Ctrl-C to stop)")
 
@@ -112,6 +120,9 @@ def eval_serve(snapshot_ref: str, out_dir: str, port: int, agent_name: str, root
         pass
     finally:
         server.server_close()
+        if run.close():
+            console.print(f"the replay did not finish: its forecasts are in {Path(out_dir) / PARTIAL} "
+                          f"(--force replaces the run)")
     if run.result is not None:
         click.echo(render_summary(run.result.summary))
 
@@ -209,7 +220,8 @@ def eval_score(snapshot_ref: str, forecasts_file: str, out_dir: str, agent: str 
         result = score_external(resolve(snapshot_ref, root), forecasts_file, out_dir, agent=agent, force=force)
     run = result.run
     console.print(f"{run['accepted']} forecasts accepted, {run['rejected']} rejected"
-                  + (f" (see {Path(out_dir) / 'rejected.jsonl'})" if run["rejected"] else ""))
+                  + (f" (see {Path(out_dir) / 'rejected.jsonl'})" if run["rejected"] else "")
+                  + (f"; {run['repeats']} exact repeats counted once" if run["repeats"] else ""))
     if run["rejected_by_reason"]:
         console.print(reason_table("rejected", run["rejected_by_reason"]))
     click.echo(render_leaderboard(leaderboard([out_dir])))

@@ -25,7 +25,8 @@ def snapshot_list(root: str) -> None:
     whose blocking checks failed (LATEST never pointed at it)."""
     from pastcast.snapshot import list_snapshots
 
-    df = list_snapshots(root)
+    with user_errors():
+        df = list_snapshots(root)
     if df.is_empty():
         console.print(f"no snapshots under {Path(root).resolve()}; run `pastcast demo` first")
         return
@@ -45,7 +46,9 @@ def snapshot_show(ref: str, root: str) -> None:
     """Print the manifest of REF (a folder, NAME for its latest, or NAME/vN)."""
     from pastcast.snapshot import read_manifest, resolve
 
-    out.print_json(json.dumps(read_manifest(resolve(ref, root))))
+    with user_errors():
+        manifest = read_manifest(resolve(ref, root))
+    out.print_json(json.dumps(manifest))
 
 
 @snapshot.command("verify")
@@ -55,8 +58,9 @@ def snapshot_verify(ref: str, root: str) -> None:
     """Check that REF's files match the row counts and sha256 in its manifest."""
     from pastcast.snapshot import resolve, verify
 
-    folder = resolve(ref, root)
-    problems = verify(folder)
+    with user_errors():
+        folder = resolve(ref, root)
+        problems = verify(folder)
     for p in problems:
         console.print(f"[red]{p}[/]")
     if problems:
@@ -74,8 +78,10 @@ def snapshot_check(ref: str, root: str, publish: bool) -> None:
     from pastcast.snapshot import resolve
     from pastcast.snapshot_checks import publish_if_sound, run_blocking_checks
 
-    folder = resolve(ref, root)
-    if not print_checks(publish_if_sound(folder) if publish else run_blocking_checks(folder)):
+    with user_errors():
+        folder = resolve(ref, root)
+        outcomes = publish_if_sound(folder) if publish else run_blocking_checks(folder)
+    if not print_checks(outcomes):
         raise SystemExit(1)
     out.print(f"{folder}: every blocking check passed" + (" (LATEST)" if publish else ""))
 

@@ -9,11 +9,22 @@ later date does not (the story was public by the crawl, and that copy must not b
 The earliest copy fixes when the information became available, so a later syndicated copy must
 never replace it, and a copy that arrives late but was published earlier replaces the kept one
 (a ``superseded`` drop records the change). Every removed copy is a drop naming the kept
-article and the cluster; the kept row carries the cluster's id, size and domains.
+article and the cluster; the kept row carries the cluster's id (its kept article's id), size and
+domains.
 
 Articles are processed in chunks against a ``DedupIndex`` (SQLite) holding everything already
 deduplicated, so a new day is compared with the whole corpus at the cost of its own lookups.
 Re-running on articles already in the index gives the same answer (they are not re-added).
+
+A cluster is the connected component of the copy relation (same URL, same text, or a near copy
+sharing an LSH bucket) over the articles in the index, whatever order they arrived in: every
+pair sharing a bucket is verified, within a chunk as against the index (up to
+``FULL_BUCKET_ROWS`` distinct texts a bucket inside one chunk; a bigger bucket pairs each text
+with the first and the previous one only). Its id, kept article, size and domains follow from
+its members alone, so building days in any order, or again, gives the same clusters. A batch
+(a crawl day) built again first retires the articles it added before that are no longer in its
+input, or changed (``retire_batch``): the clusters they were in are settled again from their
+remaining members, so a day never counts its own earlier copies as copies of itself.
 """
 
 from __future__ import annotations
@@ -33,6 +44,10 @@ STAGE = "dedup"
 # a crawl-dated copy's time is its crawl, an upper bound to about a day (curate.dating.SLACK)
 CRAWL_DATED_LAG_US = 24 * 3600 * 1_000_000
 EARLIEST_FIRST = ["published_at", "crawled_at", "article_id"]
+# distinct texts in one chunk's LSH bucket verified pairwise; a bigger bucket pairs each with
+# the first and the previous text only (its cost stays linear)
+FULL_BUCKET_ROWS = 200
+SUPERSEDED_NOTE = "an earlier copy arrived (or one stating its date, within a day of this crawl-dated copy)"
 
 
 @dataclass(frozen=True)
@@ -92,20 +107,51 @@ def _same_key_pairs(values: pl.Series) -> np.ndarray:
     return pairs.to_numpy().astype(np.int64).reshape(-1, 2)
 
 
-def _band_pairs(keys: np.ndarray) -> np.ndarray:
-    """Candidate pairs inside a batch: rows sharing a band key. Each row is paired with the
-    first and the previous row of its bucket, so a huge bucket costs linear, not quadratic."""
+def _band_pairs(keys: np.ndarray, full_bucket: int = FULL_BUCKET_ROWS) -> np.ndarray:
+    """Candidate pairs inside a chunk: rows sharing a band key, every pair of a bucket of up to
+    ``full_bucket`` rows; in a bigger bucket each row is paired with the first and the previous
+    row only, so a huge bucket costs linear, not quadratic."""
     n, bands = keys.shape
     frame = pl.DataFrame({"row": np.repeat(np.arange(n), bands), "band": np.tile(np.arange(bands), n),
                           "key": keys.ravel()})
-    frame = frame.sort("band", "key", "row").with_columns(
+    frame = frame.with_columns(pl.len().over("band", "key").alias("size")).filter(pl.col("size") > 1)
+    small = frame.filter(pl.col("size") <= full_bucket).select("band", "key", "row")
+    big = frame.filter(pl.col("size") > full_bucket).sort("band", "key", "row").with_columns(
         pl.col("row").first().over("band", "key").alias("first"),
         pl.col("row").shift(1).over("band", "key").alias("prev"))
     pairs = pl.concat([
-        frame.filter(pl.col("row") != pl.col("first")).select(a="first", b="row"),
-        frame.drop_nulls("prev").filter(pl.col("prev") != pl.col("first")).select(a="prev", b="row"),
+        small.join(small, on=["band", "key"], suffix="_b").filter(pl.col("row") < pl.col("row_b"))
+        .select(a="row", b="row_b"),
+        big.filter(pl.col("row") != pl.col("first")).select(a="first", b="row"),
+        big.drop_nulls("prev").filter(pl.col("prev") != pl.col("first")).select(a="prev", b="row"),
     ]).unique()
     return pairs.to_numpy().astype(np.int64).reshape(-1, 2)
+
+
+def _copy_pairs(urls: pl.Series, hashes: pl.Series, sigs: np.ndarray, sizes: np.ndarray, keys: np.ndarray,
+                config: DedupConfig) -> list[tuple[int, int]]:
+    """Pairs of rows that are copies: same URL, same text, or verified near copies sharing a
+    bucket. Rows with the same signature and shingle count are one text for the pairing (a
+    pair with one of them is a pair with all), then linked to each other."""
+    pairs: list[tuple[int, int]] = []
+    for values in (urls, hashes):
+        pairs += [tuple(p) for p in _same_key_pairs(values).tolist()]
+    banded = np.flatnonzero(sizes > 0)  # a text without shingles has an all-empty signature
+    if len(banded) < 2:
+        return pairs
+    same = np.concatenate([sigs[banded], sizes[banded, None].astype(sigs.dtype)], axis=1)
+    same = np.ascontiguousarray(same).view(np.dtype((np.void, same.dtype.itemsize * same.shape[1]))).ravel()
+    _, first, inverse = np.unique(same, return_index=True, return_inverse=True)
+    inverse = inverse.ravel()
+    reps = banded[np.sort(first)]  # one row per distinct text, in row order
+    rep_of = banded[first][inverse]
+    pairs += [(int(r), int(row)) for r, row in zip(rep_of, banded) if r != row]
+    near = reps[_band_pairs(keys[reps])]
+    if len(near):
+        a, b = near[:, 0], near[:, 1]
+        ok = _similar(config, sigs[a], sigs[b], sizes[a], sizes[b])
+        pairs += [tuple(p) for p in near[ok].tolist()]
+    return pairs
 
 
 def _similar(config: DedupConfig, sig_a, sig_b, size_a, size_b) -> np.ndarray:
@@ -128,11 +174,12 @@ def _relation(url_a, hash_a, url_b, hash_b) -> str:
     return "near_duplicate"
 
 
-def dedup_chunk(chunk: pl.DataFrame, index: DedupIndex, config: DedupConfig = DedupConfig()
-                ) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """(kept articles with dup_cluster/dup_count/dup_domains, drops) of one chunk of articles,
-    compared with each other and with the index, which is updated (not committed)."""
-    chunk = complete(chunk, ARTICLES)
+def dedup_chunk(chunk: pl.DataFrame, index: DedupIndex, config: DedupConfig = DedupConfig(),
+                batch: str | None = None) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(kept articles with dup_cluster/dup_count/dup_domains, in input order; drops) of one
+    chunk of articles, compared with each other and with the index, which is updated (not
+    committed); new articles are stored as ``batch``'s."""
+    chunk = complete(chunk, ARTICLES).with_row_index("_row")
     drops: list[dict] = []
     repeated = chunk.filter(pl.col("article_id").is_duplicated() & pl.col("article_id").is_first_distinct().not_())
     drops += [_drop(a, "repeated_input", a, a, "the same article twice in the input")
@@ -142,10 +189,10 @@ def dedup_chunk(chunk: pl.DataFrame, index: DedupIndex, config: DedupConfig = De
     kept_known, known_drops = _replay_known(chunk.filter(pl.col("article_id").is_in(list(known))), index)
     drops += known_drops
     new = chunk.filter(~pl.col("article_id").is_in(list(known)))
-    kept_new, new_drops = _NewArticles(new, index, config).run() if new.height else (new.clear(), [])
+    kept_new, new_drops = _NewArticles(new, index, config, batch).run() if new.height else (new.clear(), [])
     drops += new_drops
     kept = pl.concat([kept_known, kept_new], how="diagonal_relaxed") if kept_known.height else kept_new
-    return complete(kept, ARTICLES), pl.DataFrame(drops, schema=DROPS) if drops else empty(DROPS)
+    return complete(kept.sort("_row"), ARTICLES), pl.DataFrame(drops, schema=DROPS) if drops else empty(DROPS)
 
 
 def _replay_known(known: pl.DataFrame, index: DedupIndex) -> tuple[pl.DataFrame, list[dict]]:
@@ -161,13 +208,13 @@ def _replay_known(known: pl.DataFrame, index: DedupIndex) -> tuple[pl.DataFrame,
         cluster = clusters[doc.cluster_id]
         if cluster.kept_id == article_id:
             keep.append(article_id)
-            cluster_ids.append(cluster.cluster_id)
+            cluster_ids.append(cluster.kept_id)
             counts.append(cluster.size)
             domains.append(list(cluster.domains))
         else:
             kept_doc = kept_docs[cluster.kept_id]
             reason = _relation(doc.canonical_url, doc.content_hash, kept_doc.canonical_url, kept_doc.content_hash)
-            drops.append(_drop(article_id, reason, cluster.kept_id, cluster.cluster_id))
+            drops.append(_drop(article_id, reason, cluster.kept_id, cluster.kept_id))
     info = pl.DataFrame({"article_id": keep, "dup_cluster": cluster_ids, "dup_count": counts,
                          "dup_domains": domains},
                         schema={"article_id": pl.String, "dup_cluster": pl.String, "dup_count": pl.Int64,
@@ -180,8 +227,8 @@ class _NewArticles:
     """One chunk of articles not yet in the index: find their duplicates (among themselves and
     in the index), settle each cluster, and record the outcome in the index."""
 
-    def __init__(self, new: pl.DataFrame, index: DedupIndex, config: DedupConfig):
-        self.frame, self.index, self.config = new, index, config
+    def __init__(self, new: pl.DataFrame, index: DedupIndex, config: DedupConfig, batch: str | None = None):
+        self.frame, self.index, self.config, self.batch = new, index, config, batch
         self.sigs, self.sizes = signatures(new["text"], config.minhash)
         self.keys = band_keys(self.sigs, config.minhash)
         # a text without shingles has an all-empty signature: it would share every bucket
@@ -217,7 +264,7 @@ class _NewArticles:
         self.index.add_docs([(self.ids[i], self.cluster_of[i], self.published[i], self.crawled[i],
                               self.domains[i], self.urls[i], self.hashes[i], int(self.sizes[i]),
                               self.crawl_dated[i])
-                             for i in range(n)], self.sigs, self.keys, self.sizes > 0)
+                             for i in range(n)], self.sigs, self.keys, self.sizes > 0, self.batch)
         self.index.add_clusters(Cluster(self.ids[i], self.ids[i], 1, tuple(self.domain_lists[i]))
                                 for i in range(n) if i not in settled)
         kept = self.frame.with_columns(pl.Series("dup_cluster", self.cluster_of, dtype=pl.String),
@@ -227,15 +274,9 @@ class _NewArticles:
 
     def _link_within(self) -> None:
         """Same URL, same text, or verified near copies inside the chunk."""
-        for pairs in (_same_key_pairs(self.frame["canonical_url"]), _same_key_pairs(self.frame["content_hash"])):
-            for a, b in pairs.tolist():
-                self.uf.union(a, b)
-        near = self.banded[_band_pairs(self.keys[self.banded])]
-        if len(near):
-            a, b = near[:, 0], near[:, 1]
-            ok = _similar(self.config, self.sigs[a], self.sigs[b], self.sizes[a], self.sizes[b])
-            for x, y in near[ok].tolist():
-                self.uf.union(x, y)
+        for a, b in _copy_pairs(self.frame["canonical_url"], self.frame["content_hash"], self.sigs, self.sizes,
+                                self.keys, self.config):
+            self.uf.union(a, b)
 
     def _link_to_index(self) -> None:
         """Stored articles with the same URL or text, or verified near copies: their clusters."""
@@ -263,8 +304,8 @@ class _NewArticles:
         return _order(kept.published_at, kept.crawled_at, kept.article_id, kept.crawl_dated)
 
     def _settle(self, rows: list[int], old: list[str]) -> None:
-        """One component: its earliest copy is kept, the oldest cluster's id survives a merge,
-        every other copy (and any kept copy it displaces) becomes a drop."""
+        """One component: its earliest copy is kept and names the cluster, every other copy
+        (and any kept copy it displaces) becomes a drop."""
         old = sorted(set(old), key=self._when)
         candidates = [(_order(self.published[r], self.crawled[r], self.ids[r], self.crawl_dated[r]), "new", r)
                       for r in rows]
@@ -275,8 +316,8 @@ class _NewArticles:
         else:
             kept = self.old_kept[self.clusters[winner].kept_id]
             kept_id, kept_url, kept_hash = kept.article_id, kept.canonical_url, kept.content_hash
-        cluster_id = old[0] if old else kept_id
-        size = len(rows) + sum(self.clusters[c].size for c in old)
+        cluster_id = kept_id  # a function of the members, not of the order they arrived in
+        size = len(rows) + sum(self.clusters[c].size for c in old)  # counted from the index's docs
         domains = sorted({d for r in rows for d in self.domain_lists[r]}
                          | {d for c in old for d in self.clusters[c].domains})
         for r in rows:
@@ -287,12 +328,79 @@ class _NewArticles:
                 self.keep[r] = False
                 reason = _relation(self.urls[r], self.hashes[r], kept_url, kept_hash)
                 self.drops.append(_drop(self.ids[r], reason, kept_id, cluster_id))
-        for c in old:
-            if self.clusters[c].kept_id != kept_id:
-                self.drops.append(_drop(self.clusters[c].kept_id, "superseded", kept_id, cluster_id,
-                                        "an earlier copy arrived (or one stating its date, within a day of this crawl-dated copy)"))
+        displaced = [self.clusters[c].kept_id for c in old if self.clusters[c].kept_id != kept_id]
+        for article_id in displaced:
+            self.drops.append(_drop(article_id, "superseded", kept_id, cluster_id, SUPERSEDED_NOTE))
+        self.index.mark_superseded(displaced, self.batch)
         self.index.merge_clusters(cluster_id, old)
         self.index.add_clusters([Cluster(cluster_id, kept_id, size, tuple(domains))])
+
+
+def superseded_again(index: DedupIndex, batch: str, reported: set[str]) -> pl.DataFrame:
+    """The ``superseded`` drops of a batch built again: the kept articles of other batches its
+    earlier copies displaced (still displaced), less those ``reported`` by this run already, so
+    a rebuilt day reports what a first build of it reported, naming the kept article now."""
+    found = [(a, c) for a, c in index.superseded_in(batch) if a not in reported]
+    clusters = index.clusters(c for _, c in found)
+    drops = [_drop(a, "superseded", clusters[c].kept_id, clusters[c].kept_id, SUPERSEDED_NOTE)
+             for a, c in found if c in clusters]
+    return pl.DataFrame(drops, schema=DROPS) if drops else empty(DROPS)
+
+
+def _doc_key(published, crawled, domain, url, text_hash, crawl_dated) -> tuple:
+    return (published, crawled, domain, url, text_hash, bool(crawl_dated))
+
+
+def retire_batch(index: DedupIndex, batch: str, articles: pl.DataFrame, config: DedupConfig = DedupConfig()) -> int:
+    """Before ``batch`` is deduplicated again from ``articles``: take out of the index the docs
+    it added before that are no longer among them, or changed (URL, text, dates or domain), and
+    settle their clusters again from the members left. Returns how many were taken out."""
+    stored = index.batch_docs(batch)
+    if not stored:
+        return 0
+    articles = complete(articles, ARTICLES).unique("article_id", keep="first", maintain_order=True)
+    crawl_dated = (articles["date_source"] == CRAWL_DATED).fill_null(False).to_list()
+    now = {a: _doc_key(p, c, d, u, h, cd) for a, p, c, d, u, h, cd in zip(
+        articles["article_id"], _us(articles["published_at"]), _us(articles["crawled_at"]), articles["domain"],
+        articles["canonical_url"], articles["content_hash"], crawl_dated)}
+    gone = [d for d in stored if now.get(d.article_id) != _doc_key(
+        d.published_at, d.crawled_at, d.domain, d.canonical_url, d.content_hash, d.crawl_dated)]
+    if gone:
+        affected = {d.cluster_id for d in gone}
+        index.remove_docs(d.idx for d in gone)
+        resettle(index, affected, config)
+    return len(gone)
+
+
+def resettle(index: DedupIndex, cluster_ids: set[str], config: DedupConfig = DedupConfig()) -> None:
+    """Cluster the members of ``cluster_ids`` again from scratch (after some left the index):
+    a cluster may split; each part keeps its earliest copy, which names it."""
+    members = index.members(cluster_ids)
+    idxs = sorted(members)
+    docs = [members[i][0] for i in idxs]
+    clusters = []
+    assignment: dict[int, str] = {}
+    if docs:
+        sigs = np.stack([members[i][1] for i in idxs])
+        sizes = np.array([d.shingles for d in docs])
+        pairs = _copy_pairs(pl.Series([d.canonical_url for d in docs], dtype=pl.String),
+                            pl.Series([d.content_hash for d in docs], dtype=pl.String),
+                            sigs, sizes, band_keys(sigs, config.minhash), config)
+        uf = _UnionFind()
+        for row in range(len(docs)):
+            uf.find(row)
+        for a, b in pairs:
+            uf.union(a, b)
+        parts: dict = defaultdict(list)
+        for row in range(len(docs)):
+            parts[uf.find(row)].append(row)
+        for rows in parts.values():
+            kept = min((docs[r] for r in rows),
+                       key=lambda d: _order(d.published_at, d.crawled_at, d.article_id, d.crawl_dated))
+            domains = sorted({docs[r].domain for r in rows if docs[r].domain})
+            clusters.append(Cluster(kept.article_id, kept.article_id, len(rows), tuple(domains)))
+            assignment.update({docs[r].idx: kept.article_id for r in rows})
+    index.regroup(cluster_ids, assignment, clusters)
 
 
 def deduplicate(articles: pl.DataFrame, config: DedupConfig = DedupConfig(),

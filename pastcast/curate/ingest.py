@@ -4,9 +4,11 @@ The calling process streams each file record by record (reading is cheap) and se
 of HTML pages to worker processes for extraction and dating (the expensive part), so both
 cores work even on a single 1 GB file. Results come back in order and are written in batches
 as Parquet parts under ``OUT/parts/<file>/``; memory stays flat whatever the file size, since
-only a few batches are in flight. A ``_SUCCESS`` marker, written last, makes a finished file
-skip on the next run (an interrupted run resumes). The parts are then merged, streaming, into
-``OUT/articles.parquet`` and ``OUT/drops.parquet``.
+only a few batches are in flight. A marker, written last, ends each file's parts: ``_SUCCESS``
+for a file that was read, which the next run skips (an interrupted run resumes), or ``_FAILED``
+for one that could not be read (unreadable, or an I/O error mid-read): its drop and what was
+read are this run's, and the next run reads it again. The parts are then merged, streaming,
+into ``OUT/articles.parquet`` and ``OUT/drops.parquet``.
 """
 
 from __future__ import annotations
@@ -26,19 +28,20 @@ import polars as pl
 
 import pastcast
 from pastcast.curate.extract import ExtractConfig, page_to_article
-from pastcast.curate.workers import context
+from pastcast.curate.workers import context, die_with_parent
 from pastcast.drops import Drop, counts_by_reason, drops_frame
 from pastcast.io import merge_parquet, write_parquet
 from pastcast.schemas import ARTICLES, DROPS, empty, frame
 from pastcast.sources.remote import Input, expand_inputs, iter_local, release
-from pastcast.sources.warc import HtmlPage, iter_html_pages
+from pastcast.sources.warc import UNREADABLE_FILE, HtmlPage, iter_html_pages
 
 PART_ROWS = 2_000  # articles per Parquet part
 PAGES_PER_TASK = 16  # pages sent to a worker at once: amortises pickling, keeps order cheap
 # Batches queued per worker. Results are collected in order, so one slow batch at the head must
 # not leave the other workers idle: a few MB of queued pages keeps them busy.
 IN_FLIGHT_PER_WORKER = 8
-DONE = "_SUCCESS"
+DONE = "_SUCCESS"  # the file was read: skipped on the next run
+FAILED = "_FAILED"  # the file could not be read: its parts count in this run, the next reads it again
 
 
 @dataclass
@@ -47,6 +50,7 @@ class IngestResult:
     drops_path: Path
     files: int = 0
     files_skipped: int = 0  # finished in an earlier run
+    files_failed: int = 0  # could not be read in this run (an unreadable_file drop); tried again next run
     records: int = 0
     articles: int = 0
     seconds: float = 0.0
@@ -62,6 +66,14 @@ def part_dir(out: Path, item: Input) -> Path:
         stat = Path(item.source).stat()
         key = f"{item.name}.{stat.st_size}-{stat.st_mtime_ns}"
     return out / "parts" / f"{key}-{pastcast.__version__}"
+
+
+def _marker(target: Path) -> Path | None:
+    """The marker that ends a file's parts (read or failed), if they are complete."""
+    for name in (DONE, FAILED):
+        if (target / name).is_file():
+            return target / name
+    return None
 
 
 def extract_pages(pages: list[HtmlPage], config: ExtractConfig) -> list[dict | Drop]:
@@ -112,15 +124,22 @@ class _FileWriter:
             self.articles.clear()
             _release_freed_memory()
 
-    def close(self) -> None:
+    def close(self, failure: str | None = None) -> None:
+        """Written last, the marker makes the parts complete; only a file that was read is done."""
         self.flush()
         write_parquet(drops_frame(self.drops), self.target / "drops.parquet")
-        (self.target / DONE).write_text(f"{self.records} {self.kept}\n")  # last: marks it done
+        counts = f"{self.records} {self.kept}\n"
+        if failure is None:
+            (self.target / DONE).write_text(counts)
+        else:
+            (self.target / FAILED).write_text(counts + failure + "\n")
 
 
 def _ingest_file(pool: Executor, in_flight_limit: int, path: Path, target: Path,
-                 config: ExtractConfig, tick: Callable[[int, int], None]) -> None:
+                 config: ExtractConfig, tick: Callable[[int, int], None]) -> str | None:
+    """Ingest one file; returns why it could not be read (None: it was read)."""
     writer = _FileWriter(target)
+    failure = None
     in_flight: deque[Future] = deque()
     batch: list[HtmlPage] = []
 
@@ -141,6 +160,8 @@ def _ingest_file(pool: Executor, in_flight_limit: int, path: Path, target: Path,
         tick(1, 0)
         if isinstance(item, Drop):
             writer.add(item)  # read-stage drops need no worker
+            if item.reason == UNREADABLE_FILE:
+                failure = item.detail  # the disk, not the data: not done, read it again next run
             continue
         batch.append(item)
         if len(batch) >= PAGES_PER_TASK:
@@ -148,7 +169,8 @@ def _ingest_file(pool: Executor, in_flight_limit: int, path: Path, target: Path,
     if batch:
         submit()
     collect(0)
-    writer.close()
+    writer.close(failure)
+    return failure
 
 
 def ingest_paths(paths: Iterable[str | Path], out: str | Path, **kwargs) -> IngestResult:
@@ -186,20 +208,24 @@ def ingest_inputs(inputs: Sequence[str], out: str | Path, workers: int | None = 
 
     todo = []
     for item in items:
-        done = part_dir(out, item) / DONE
+        done = part_dir(out, item) / DONE  # only a file that was read: a _FAILED one is read again
         if done.is_file():
             tick(*map(int, done.read_text().split()))
             result.files_skipped += 1
             state["files_done"] += 1
         else:
             todo.append(item)
-    pool: Executor = _Inline() if workers == 1 else ProcessPoolExecutor(workers, mp_context=context())
+    # Workers die with this process, even when it is SIGKILLed (no orphans holding memory).
+    pool: Executor = _Inline() if workers == 1 else ProcessPoolExecutor(
+        workers, mp_context=context(), initializer=die_with_parent, initargs=(os.getpid(),))
     with pool:
         for item, path in iter_local(todo, spool_dir or out / "spool"):
             try:
-                _ingest_file(pool, IN_FLIGHT_PER_WORKER * workers, path, part_dir(out, item), config, tick)
+                failure = _ingest_file(pool, IN_FLIGHT_PER_WORKER * workers, path, part_dir(out, item),
+                                       config, tick)
             except Exception as exc:
                 raise RuntimeError(f"ingesting {item.source} failed: {type(exc).__name__}: {exc}") from exc
+            result.files_failed += failure is not None
             release(path, item)
             state["files_done"] += 1
     result.records = state["records"]
@@ -214,10 +240,11 @@ def ingest_inputs(inputs: Sequence[str], out: str | Path, workers: int | None = 
 
 def merge_parts(out: Path, items: Sequence[Input], articles_path: Path,
                 drops_path: Path) -> tuple[int, dict[str, int]]:
-    """Stream the finished parts of ``items`` into two tables (atomically, through temp files);
-    returns (articles, drops by reason)."""
+    """Stream the complete parts of ``items`` (files read, or failed in their last run, whose
+    drops say so) into two tables (atomically, through temp files); returns (articles, drops
+    by reason)."""
     targets = [part_dir(out, item) for item in items]
-    unfinished = [str(t) for t in targets if not (t / DONE).is_file()]
+    unfinished = [str(t) for t in targets if _marker(t) is None]
     if unfinished:
         raise RuntimeError(f"cannot merge unfinished ingest parts: {', '.join(unfinished)}")
     article_parts = [str(p) for t in targets for p in sorted(t.glob("articles-*.parquet"))]
@@ -228,10 +255,16 @@ def merge_parts(out: Path, items: Sequence[Input], articles_path: Path,
 
 
 def records_in(out: Path, items: Sequence[Input]) -> int:
-    """Records read from the finished files among ``items``."""
+    """Records read from the files among ``items`` whose parts are complete (read or failed)."""
     total = 0
     for item in items:
-        done = part_dir(out, item) / DONE
-        if done.is_file():
-            total += int(done.read_text().split()[0])
+        marker = _marker(part_dir(out, item))
+        if marker is not None:
+            total += int(marker.read_text().split()[0])
     return total
+
+
+def failed_in(out: Path, items: Sequence[Input]) -> list[str]:
+    """Sources among ``items`` that their last ingest into ``out`` could not read: their drops
+    are in that run's tables, and the next ingest reads them again."""
+    return [item.source for item in items if (part_dir(out, item) / FAILED).is_file()]

@@ -2,26 +2,47 @@
 languages: the serving process holds the snapshot and the answers; a client only ever gets
 what ``ReplayEnvironment``'s public tools give on the current simulated day.
 
-Endpoints (JSON; errors are ``{"error": "..."}`` with status 400/404/409):
+Endpoints (JSON; errors are ``{"error": "..."}``):
 - ``GET  /v1/state``                     today, window, done, forecasts so far
 - ``GET  /v1/questions``                 the open questions (no answers)
-- ``GET  /v1/search?query=...&k=10``     date-gated article search
+- ``GET  /v1/search?query=...&k=10``     date-gated article search (``k`` an integer, clamped
+  to 1..``MAX_K``)
 - ``GET  /v1/search_posts?query=...&k=`` date-gated social posts
 - ``GET  /v1/market?question_id=...``    the market consensus as of today, or null
 - ``GET  /v1/resolved``                  questions already resolved, with their answers
 - ``POST /v1/forecast``                  ``{"question_id", "forecast": {outcome: p}}``
-- ``POST /v1/advance``                   ``{"days": 1}``; past the window's end the run is
-  scored and ``{"done": true, "summary": ...}`` returned (ledger.jsonl, scores.parquet, run.json
-  in the run folder, as ``eval run`` writes them).
+- ``POST /v1/advance``                   ``{"days": N}``, N an integer in 1..``MAX_ADVANCE_DAYS``
+  (``{}`` or no body: one day); past the window's end the run is scored and ``{"done": true,
+  "summary": ...}`` returned (ledger.jsonl, scores.parquet, run.json in the run folder, as
+  ``eval run`` writes them).
+
+Bad requests never cost the server a connection without an answer, nor the server itself:
+400 a bad parameter, a body that is not a JSON object, a Content-Length that is not a
+non-negative integer or promises more than is sent before the client closes; 404 an unknown
+route; 408 a body not sent within the connection's ``timeout`` (``REQUEST_TIMEOUT``, also
+how long an idle keep-alive connection is kept); 409 a forecast or advance once the replay is
+over; 411 a body without a Content-Length (chunked); 413 a body over ``MAX_BODY_BYTES``
+(refused unread); 500 anything unexpected (its traceback goes to the server's stderr, never
+to the client: a message could carry what the client must not see). After an answer whose
+body was not read, the connection is closed.
+
+``make_server`` binds the port before it claims the run folder: a port in use or out of
+range (``PortUnavailable``) leaves nothing behind. ``ServedRun.close`` ends a replay that
+did not finish: one without a forecast leaves no trace (a retry needs no ``--force``); one
+with forecasts keeps its partial ledger, as an interrupted ``eval run`` does.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
+import sys
 import threading
+import traceback
 from dataclasses import asdict
 from datetime import date, datetime
+from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
@@ -30,8 +51,27 @@ from pastcast.evaluate.run_folder import PARTIAL, claim_run_folder
 from pastcast.evaluate.environment import ReplayEnvironment
 from pastcast.evaluate.runner import finish_run, ledger_line, utcnow
 from pastcast.evaluate.scoring import InvalidForecast
+from pastcast.io import loads_json
 
+HOST = "127.0.0.1"
 MAX_K = 100
+MAX_ADVANCE_DAYS = 10_000  # far past any window: advancing past the end just ends the replay
+MAX_BODY_BYTES = 1 << 20  # 1 MiB: a forecast is a few hundred bytes
+REQUEST_TIMEOUT = 60.0  # seconds a connection may stall (mid-body or idle between requests)
+_LOCK_FILE = ".lock"  # claim_run_folder's lock
+
+
+class PortUnavailable(ValueError):
+    """The port is out of range or cannot be listened on (in use, not permitted)."""
+
+
+class RequestError(Exception):
+    """A bad request: its status, its message, and whether the connection must close (the
+    body was not read, so the next bytes on it are not a request)."""
+
+    def __init__(self, status: int, message: str, close: bool = False):
+        super().__init__(message)
+        self.status, self.message, self.close = status, message, close
 
 
 def _jsonable(value):
@@ -42,6 +82,22 @@ def _jsonable(value):
     raise TypeError(f"{type(value).__name__} is not JSON serialisable")
 
 
+def _short(value, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def advance_days(body: dict) -> int:
+    """The ``days`` of an advance body: absent means 1; else an integer in 1..MAX_ADVANCE_DAYS
+    (a bool, a float, a string, 0 or a negative number is refused, never rounded)."""
+    if "days" not in body:
+        return 1
+    days = body["days"]
+    if isinstance(days, bool) or not isinstance(days, int) or not 1 <= days <= MAX_ADVANCE_DAYS:
+        raise ValueError(f"days must be an integer from 1 to {MAX_ADVANCE_DAYS}, got {_short(days)}")
+    return days
+
+
 class ServedRun:
     """One replay driven by requests: the environment, its ledger file, its scoring at the end."""
 
@@ -49,32 +105,49 @@ class ServedRun:
                  force: bool = False):
         self.snapshot_dir, self.out_dir = Path(snapshot_dir), Path(out_dir)
         self.env = ReplayEnvironment(self.snapshot_dir)  # checks the snapshot first
+        # what this run creates, removed again if it ends without a forecast
+        self._created_dirs = []
+        for p in (self.out_dir, *self.out_dir.parents):
+            if p.exists():
+                break
+            self._created_dirs.append(p)
+        self._created_lock = not (self.out_dir / _LOCK_FILE).exists()
         # one writer per run folder, never over a finished run unless asked (held while serving)
         self.folder_lock = claim_run_folder(self.out_dir, force=force)
         self.agent_name, self.started = agent_name, utcnow()
         self.lock = threading.Lock()  # one request at a time touches the environment
         self._partial = self.out_dir / PARTIAL
-        self._ledger = self._partial.open("w", encoding="utf-8")
         self.result = None
+        try:
+            self._ledger = self._partial.open("w", encoding="utf-8")
+        except BaseException:
+            self._ledger = None
+            self._discard()
+            raise
 
     def state(self) -> dict:
         return {"today": self.env.today, "start": self.env.start, "end": self.env.end,
                 "done": self.env.done, "forecasts": len(self.env.ledger), "agent": self.agent_name}
 
     def forecast(self, body: dict) -> dict:
-        entry = self.env.submit(str(body.get("question_id")), body.get("forecast"))
+        question_id = body.get("question_id")
+        if not isinstance(question_id, str):
+            raise ValueError(f"question_id must be a string, got {_short(question_id)}")
+        entry = self.env.submit(question_id, body.get("forecast"))
         self._ledger.write(ledger_line(entry, self.agent_name) + "\n")
         self._ledger.flush()
         return {"question_id": entry.question_id, "date": entry.date, "forecast": dict(entry.forecast)}
 
-    def advance(self, days: int) -> dict:
+    def advance(self, days: int = 1) -> dict:
+        days = advance_days({"days": days})
         for _ in range(days):
             if self.env.done:
                 break
             self.env.advance()
         if self.env.done and self.result is None:
-            self._ledger.close()
-            os.replace(self._partial, self.out_dir / "ledger.jsonl")
+            if not self._ledger.closed:
+                self._ledger.close()
+                os.replace(self._partial, self.out_dir / "ledger.jsonl")
             try:
                 self.result = finish_run(self.env, self.snapshot_dir, self.out_dir, self.agent_name, self.started,
                                          {"policy": "external"})
@@ -85,73 +158,202 @@ class ServedRun:
             out["summary"] = self.result.summary
         return out
 
+    def close(self) -> bool:
+        """End the run (the server has stopped). A finished run is left as written. An
+        unfinished one without a forecast is removed with whatever it created (its partial
+        ledger, the lock, folders), so the folder can be served again without ``--force``;
+        one with forecasts keeps its partial ledger (True: an unfinished run is left)."""
+        if self.result is not None:
+            return False
+        with self.lock:
+            if self._ledger is not None and not self._ledger.closed:
+                self._ledger.close()
+            if self.env.ledger or self.env.done:  # forecasts, or a ledger scoring failed on
+                self.folder_lock.release()
+                return True
+            self._discard()
+            return False
+
+    def _discard(self) -> None:
+        """Remove this unfinished run's own files, then free the folder."""
+        try:
+            self._partial.unlink(missing_ok=True)
+            if self._created_lock:
+                (self.out_dir / _LOCK_FILE).unlink(missing_ok=True)
+            for folder in self._created_dirs:  # deepest first; one that is not empty stays
+                try:
+                    folder.rmdir()
+                except OSError:
+                    break
+        finally:
+            self.folder_lock.release()
+
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True
+    timeout = REQUEST_TIMEOUT  # socket timeout per connection (StreamRequestHandler.setup)
     run: ServedRun  # set on the subclass
 
     def log_message(self, *args) -> None:
         pass
 
-    def _send(self, status: int, payload) -> None:
-        data = json.dumps(payload, default=_jsonable).encode()
+    # -- answers ---------------------------------------------------------------------------
+    def _send(self, status: int, data: bytes) -> None:
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
+        if self.close_connection:
+            self.send_header("Connection", "close")
         self.end_headers()
-        self.wfile.write(data)
+        if getattr(self, "command", None) != "HEAD":
+            self.wfile.write(data)
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """The base class's errors (a bad request line, an unknown method, a line too long)
+        as JSON too; the connection closes, as the base class does."""
+        self.close_connection = True
+        if getattr(self, "request_version", None) == "HTTP/0.9":  # an unparsed version: still a status line
+            self.request_version = "HTTP/1.0"
+        try:
+            phrase = HTTPStatus(code).phrase
+        except ValueError:
+            phrase = "error"
+        self._send(code, json.dumps({"error": message or phrase}).encode())
+
+    def _respond(self, route) -> None:
+        try:
+            status, payload = route(urlparse(self.path))
+            data = json.dumps(payload, default=_jsonable).encode()
+        except RequestError as exc:
+            if exc.close:
+                self.close_connection = True
+            status, data = exc.status, json.dumps({"error": exc.message}).encode()
+        except Exception:  # a bug, a failing disk: an answer, and the server goes on serving
+            traceback.print_exc(file=sys.stderr)
+            self.close_connection = True  # the request's body may be unread
+            status, data = 500, json.dumps({"error": "internal server error (see the server's log)"}).encode()
+        self._send(status, data)
+
+    # -- requests --------------------------------------------------------------------------
+    def _read_body(self) -> dict:
+        """The request's JSON object body (``{}`` when there is none)."""
+        if self.headers.get("Transfer-Encoding") is not None:
+            raise RequestError(411, "a body must be sent with a Content-Length (Transfer-Encoding is not supported)",
+                               close=True)
+        lengths = {v.strip() for v in self.headers.get_all("Content-Length") or []}
+        if not lengths:
+            if self.request_version == "HTTP/1.0":  # a body may run to the connection's end
+                raise RequestError(411, "a POST must carry a Content-Length", close=True)
+            return {}  # HTTP/1.1: no Content-Length, no Transfer-Encoding: no body
+        if len(lengths) > 1:
+            raise RequestError(400, f"conflicting Content-Length headers: {sorted(lengths)}", close=True)
+        value = lengths.pop()
+        if not (value.isascii() and value.isdigit()):
+            raise RequestError(400, f"Content-Length must be a non-negative integer, got {_short(value)}", close=True)
+        if len(value) > 18 or int(value) > MAX_BODY_BYTES:
+            raise RequestError(413, f"the body is over {MAX_BODY_BYTES} bytes (Content-Length {_short(value)})",
+                               close=True)
+        size = int(value)
+        try:
+            raw = self.rfile.read(size) if size else b""
+        except TimeoutError:
+            raise RequestError(408, f"the body was not sent within {self.timeout} s "
+                                    f"(Content-Length {size})", close=True) from None
+        if len(raw) < size:
+            raise RequestError(400, f"the body ended after {len(raw)} of its {size} bytes (Content-Length)",
+                               close=True)
+        if not raw:
+            return {}
+        try:
+            body = loads_json(raw)
+        except ValueError as exc:  # JSONDecodeError, or bytes that are not UTF-8 text
+            raise RequestError(400, f"the body is not JSON: {exc}") from None
+        if not isinstance(body, dict):
+            raise RequestError(400, f"the body must be a JSON object, got {type(body).__name__}")
+        return body
 
     def _k(self, params: dict) -> int:
-        return max(1, min(MAX_K, int(params.get("k", ["10"])[0])))
+        raw = params.get("k", ["10"])[0].strip()
+        if not re.fullmatch(r"[+-]?[0-9]{1,9}", raw):
+            raise RequestError(400, f"k must be an integer (clamped to 1..{MAX_K}), got {_short(raw)}")
+        return max(1, min(MAX_K, int(raw)))
 
     def do_GET(self) -> None:
-        url = urlparse(self.path)
-        params = parse_qs(url.query)
+        self._respond(self._get)
+
+    def do_POST(self) -> None:
+        self._respond(self._post)
+
+    def _get(self, url) -> tuple[int, object]:
+        if self.headers.get("Transfer-Encoding") is not None or \
+                (self.headers.get("Content-Length") or "0").strip() != "0":
+            self.close_connection = True  # a GET's body is never read: the next bytes are not a request
+        params = parse_qs(url.query, keep_blank_values=True)  # "k=" is a bad k, not no k
         env = self.run.env
         try:
             with self.run.lock:
                 if url.path == "/v1/state":
-                    return self._send(200, self.run.state())
+                    return 200, self.run.state()
                 if url.path == "/v1/questions":
-                    return self._send(200, [asdict(q) for q in env.open_questions()])
+                    return 200, [asdict(q) for q in env.open_questions()]
                 if url.path in ("/v1/search", "/v1/search_posts"):
                     search = env.search if url.path == "/v1/search" else env.search_posts
                     hits = search(params.get("query", [""])[0], k=self._k(params))
-                    return self._send(200, [{"id": h.article_id, "title": h.title, "published_at": h.published_at,
-                                             "score": h.score, "snippet": h.snippet} for h in hits])
+                    return 200, [{"id": h.article_id, "title": h.title, "published_at": h.published_at,
+                                  "score": h.score, "snippet": h.snippet} for h in hits]
                 if url.path == "/v1/market":
-                    return self._send(200, env.market_consensus(params.get("question_id", [""])[0]))
+                    return 200, env.market_consensus(params.get("question_id", [""])[0])
                 if url.path == "/v1/resolved":
-                    return self._send(200, [asdict(q) for q in env.resolved()])
-            self._send(404, {"error": f"no route GET {url.path}"})
+                    return 200, [asdict(q) for q in env.resolved()]
         except (ValueError, KeyError) as exc:
-            self._send(400, {"error": str(exc)})
+            raise RequestError(400, str(exc)) from None
+        return 404, {"error": f"no route GET {url.path}"}
 
-    def do_POST(self) -> None:
-        url = urlparse(self.path)
-        try:
-            body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
-        except json.JSONDecodeError as exc:
-            return self._send(400, {"error": f"the body is not JSON: {exc}"})
+    def _post(self, url) -> tuple[int, object]:
+        body = self._read_body()
         try:
             with self.run.lock:
                 if self.run.env.done and url.path in ("/v1/forecast", "/v1/advance"):
-                    return self._send(409, {"error": "the replay is over", **self.run.state()})
+                    return 409, {"error": "the replay is over", **self.run.state()}
                 if url.path == "/v1/forecast":
-                    return self._send(200, self.run.forecast(body))
+                    return 200, self.run.forecast(body)
                 if url.path == "/v1/advance":
-                    return self._send(200, self.run.advance(max(1, int(body.get("days", 1)))))
-            self._send(404, {"error": f"no route POST {url.path}"})
+                    return 200, self.run.advance(advance_days(body))
         except InvalidForecast as exc:
-            self._send(400, {"error": exc.reason})
+            raise RequestError(400, exc.reason) from None
         except (ValueError, TypeError) as exc:
-            self._send(400, {"error": str(exc)})
+            raise RequestError(400, str(exc)) from None
+        return 404, {"error": f"no route POST {url.path}"}
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address) -> None:
+        if isinstance(sys.exc_info()[1], OSError):  # a client gone or stalled: nothing to report
+            return
+        super().handle_error(request, client_address)
 
 
 def make_server(snapshot_dir: str | os.PathLike, out_dir: str | os.PathLike, port: int = 0,
-                agent_name: str = "external", force: bool = False) -> tuple[ThreadingHTTPServer, ServedRun]:
-    """A server on 127.0.0.1 (``port`` 0: any free one); call ``serve_forever`` to run it."""
-    run = ServedRun(snapshot_dir, out_dir, agent_name, force=force)
-    handler = type("Handler", (_Handler,), {"run": run})
-    return ThreadingHTTPServer(("127.0.0.1", port), handler), run
+                agent_name: str = "external", force: bool = False,
+                timeout: float | None = REQUEST_TIMEOUT) -> tuple[ThreadingHTTPServer, ServedRun]:
+    """A server on 127.0.0.1 (``port`` 0: any free one); call ``serve_forever`` to run it,
+    then ``server_close`` and ``run.close()``. ``timeout``: seconds a connection may stall.
+
+    The port is bound first: ``PortUnavailable`` (a ``ValueError``) when it is out of range
+    or cannot be listened on, before the snapshot is checked or the run folder claimed."""
+    if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
+        raise PortUnavailable(f"port {port} is out of range: use 0-65535 (0: any free port)")
+    try:
+        server = _Server((HOST, port), _Handler)
+    except OSError as exc:
+        raise PortUnavailable(f"cannot listen on {HOST}:{port}: {exc.strerror or exc}") from None
+    try:
+        run = ServedRun(snapshot_dir, out_dir, agent_name, force=force)
+    except BaseException:
+        server.server_close()
+        raise
+    server.RequestHandlerClass = type("Handler", (_Handler,), {"run": run, "timeout": timeout})
+    return server, run

@@ -144,6 +144,8 @@ _TITLE_THEN_NOTES = re.compile(r"(?P<title>.+?\?)[ \t]*\n\s*(?P<notes>\S.*)", re
 def _title_and_criteria(q: dict) -> tuple[str, str]:
     """The question line as the title; the explanation written after it joins the resolution
     criteria, ahead of them (it says how the question resolves)."""
+    if not isinstance(q["question"], str):
+        raise TypeError(f"question is a {type(q['question']).__name__}, not text")
     question, criteria = q["question"].strip(), _criteria(q)
     split = _TITLE_THEN_NOTES.fullmatch(question)
     if not split:
@@ -252,8 +254,12 @@ def _emit(market_id: str, market: _Market, imported: Imported) -> None:
         imported.drop(market_id, "market", STAGE, "malformed_market", f"{market_id}: {exc}")
         return
     imported.add("markets", row)
-    for ts, p in sorted(prices, key=lambda tp: tp[0]):
-        imported.add("market_prices", price_row(market_id, ts, "Yes", p))
+    for ts, p in sorted(prices, key=lambda tp: (tp[0] is None, str(tp[0]))):
+        try:
+            imported.add("market_prices", price_row(market_id, ts, "Yes", p))
+        except (TypeError, ValueError) as exc:  # a price without a time, or not a number
+            imported.seen("price_row")  # its own kind: "price" counts the dump's freeze values
+            imported.drop(f"{market_id}@{ts}", "price_row", STAGE, "malformed_price", f"{market_id}: {exc}")
 
 
 def _status(fields: dict, resolution: tuple[date, float, bool] | None):

@@ -13,7 +13,7 @@ from typing import Any
 import polars as pl
 
 from pastcast.drops import Drop, drops_frame
-from pastcast.sources.jsonfiles import READ_ERRORS, iter_records
+from pastcast.sources.jsonfiles import READ_ERRORS, failure_reason, iter_records
 from pastcast.schemas import frame
 
 MISSING = (None, "", "N/A", "n/a", "NA", "null", "None")
@@ -150,11 +150,16 @@ class Imported:
 
 def records_or_drop(path: Path, imported: Imported, stage: str) -> list[tuple[str, Any]] | None:
     """Every (locator, record) of ``path``; a file that cannot be read (missing, corrupt
-    compression, not JSON) is one ``file`` drop naming it, and None."""
+    compression, not JSON) is one ``file`` drop naming it, and None; a file cut short
+    (``truncated_file``) keeps the records read before the cut."""
+    records: list[tuple[str, Any]] = []
     try:
-        return list(iter_records(path))
+        records.extend(iter_records(path))
+        return records
     except READ_ERRORS as exc:
         imported.seen("file")
         message = str(exc) if str(path) in str(exc) else f"{path}: {exc}"
-        imported.drop(path.name, "file", stage, "unreadable_file", message)
-        return None
+        if records:
+            message += f" (after {records[-1][0]}; the records before it are kept)"
+        imported.drop(path.name, "file", stage, failure_reason(exc), message)
+        return records or None

@@ -12,6 +12,7 @@ import gzip
 import io
 import json
 import lzma
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,8 +21,63 @@ import zstandard
 
 from pastcast.io import loads_json
 
+class TruncatedFile(ValueError):
+    """The file ends inside a compressed frame or a JSON document: it was cut (a partial
+    download or copy). What was read before the cut is kept; the file is a ``truncated_file``
+    drop, and the snapshot's blocking check says the input was not read whole."""
+
+
 # What reading a damaged or unreadable dump raises (corrupt compression, cut files, bad JSON).
 READ_ERRORS = (OSError, EOFError, ValueError, RecursionError, zstandard.ZstdError, lzma.LZMAError)
+CHUNK = 1 << 18  # compressed bytes read at a time
+
+
+def failure_reason(exc: BaseException) -> str:
+    """The drop reason for a dump that failed to read: ``truncated_file`` when it was cut (the
+    decompressors say so with an EOFError), else ``unreadable_file``."""
+    return "truncated_file" if isinstance(exc, (TruncatedFile, EOFError)) else "unreadable_file"
+
+
+class _ZstdStream(io.RawIOBase):
+    """zstd frames decoded one after another, raising ``TruncatedFile`` when the file ends
+    inside a frame (zstandard's stream reader just stops there, so a cut dump looked whole)."""
+
+    def __init__(self, raw, path: Path):
+        self.raw, self.path = raw, path
+        self.dctx = zstandard.ZstdDecompressor(max_window_size=2**31)  # Pushshift's long window
+        self.frame = self.dctx.decompressobj()
+        self.in_frame = False  # bytes of the current frame fed, its end not seen yet
+        self.pending = b""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        while not self.pending:
+            chunk = self.raw.read(CHUNK)
+            if not chunk:
+                if self.in_frame:
+                    size = os.fstat(self.raw.fileno()).st_size
+                    raise TruncatedFile(f"{self.path}: the zstd stream ends inside a frame at byte {size} "
+                                        "(the file was cut)")
+                return 0
+            out = []
+            while chunk:
+                out.append(self.frame.decompress(chunk))
+                self.in_frame = True
+                if not self.frame.eof:
+                    break
+                chunk, self.in_frame = self.frame.unused_data, False  # a next frame may follow
+                self.frame = self.dctx.decompressobj()
+            self.pending = b"".join(out)
+        n = min(len(buffer), len(self.pending))
+        buffer[:n] = self.pending[:n]
+        self.pending = self.pending[n:]
+        return n
+
+    def close(self) -> None:
+        self.raw.close()
+        super().close()
 COMPRESSED = {".zst": "zstd", ".gz": "gzip", ".bz2": "bz2", ".xz": "xz"}
 LINE_SUFFIXES = {".jsonl", ".ndjson"}
 
@@ -38,9 +94,8 @@ def open_binary(path: str | Path) -> io.BufferedIOBase:
     path = Path(path)
     kind = COMPRESSED.get(path.suffix.lower())
     raw = open(path, "rb")
-    if kind == "zstd":
-        # Pushshift files need a 2 GiB window; streaming keeps memory flat.
-        return zstandard.ZstdDecompressor(max_window_size=2**31).stream_reader(raw, closefd=True)
+    if kind == "zstd":  # streamed: memory stays flat
+        return io.BufferedReader(_ZstdStream(raw, path), CHUNK)
     if kind == "gzip":
         return gzip.GzipFile(fileobj=raw)
     if kind == "bz2":
@@ -67,6 +122,11 @@ def read_json(path: str | Path) -> Any:
     except (OSError, EOFError, zstandard.ZstdError, lzma.LZMAError) as exc:
         raise ValueError(f"{path}: cannot read: {exc}") from exc
     except json.JSONDecodeError as exc:
+        # the text stops mid-document: at its last character, or inside a string (an
+        # unterminated string is one that reached the end of the text)
+        if exc.doc and (exc.pos >= len(exc.doc.rstrip()) - 1 or exc.msg.startswith("Unterminated string")):
+            raise TruncatedFile(f"{path}: the JSON document ends early, at character {exc.pos} "
+                                "(the file was cut)") from exc
         raise ValueError(f"{path}: not a JSON document: {exc}") from exc
 
 

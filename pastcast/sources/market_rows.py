@@ -41,6 +41,10 @@ def market_row(*, market_id: str, platform: str, question: str, outcome_type: st
         raise ValueError(f"outcome_type {outcome_type!r} is not one of {OUTCOME_TYPES}")
     if status not in STATUSES:
         raise ValueError(f"status {status!r} is not one of {STATUSES}")
+    for name, value in (("question", question), ("background", background),
+                        ("resolution_criteria", resolution_criteria)):
+        if value is not None and not isinstance(value, str):  # a dump's number or list, not text
+            raise ValueError(f"{name} is a {type(value).__name__}, not text")
     if not (question or "").strip():
         raise ValueError("the market has no question text")
     outcomes = list(BINARY if outcome_type == "binary" and not outcomes else outcomes or [])

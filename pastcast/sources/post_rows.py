@@ -20,7 +20,7 @@ from typing import Any
 
 from pastcast.io import stable_id
 from pastcast.sources.imported import Imported, to_utc
-from pastcast.sources.jsonfiles import READ_ERRORS, iter_records
+from pastcast.sources.jsonfiles import READ_ERRORS, failure_reason, iter_records
 
 STAGE = "social"
 DELETED = {"[deleted]", "[deleted by user]", "deleted"}
@@ -107,7 +107,7 @@ def records(imported: Imported, paths: Sequence[Path]) -> Iterator[tuple[Path, s
                 yield path, where, record
         except READ_ERRORS as exc:
             imported.seen("file")
-            imported.drop(path.name, "file", STAGE, "unreadable_file",
+            imported.drop(path.name, "file", STAGE, failure_reason(exc),
                           f"{path}{f' after {where}' if where else ''}: {exc}")
 
 

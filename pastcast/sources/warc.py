@@ -1,15 +1,18 @@
-"""Stream HTML responses out of WARC (and ARC) files with warcio, one record at a time.
+"""Stream HTML responses out of WARC (and ARC) files, one record at a time.
 
 Only HTTP 200 HTML responses become pages; every other record is a ``Drop`` with a reason.
-A damaged file (truncated gzip, garbage between records) yields a ``corrupt_record`` drop
-naming the file and byte offset, and the records read before the damage are kept.
+Damage loses only the damaged record: a bad gzip member or lz4 frame, or garbage in a plain
+file, is one ``corrupt_record`` drop naming the file and byte offset, and reading resumes at
+the next intact record. A file cut short is one ``truncated_file`` drop at the record it cuts;
+every complete record before it is kept. A file that cannot be read at all, or whose reading
+fails on an I/O error, is an ``unreadable_file`` drop: the disk, not the data, so the caller
+may try it again.
 """
 
 from __future__ import annotations
 
-import os
 import zlib
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -17,9 +20,15 @@ from pathlib import Path
 from warcio.archiveiterator import ArchiveIterator
 
 from pastcast.drops import Drop
+from pastcast.sources.warc_framing import (LZ4, RecordAt, compression_of, container_at, cut_short,
+                                           next_record_start, record_id_at, skip_blanks, tail_complete)
 
 STAGE = "read"
 HTML_TYPES = ("text/html", "application/xhtml+xml")
+UNREADABLE_FILE = "unreadable_file"  # could not be opened or read: reading it again may work
+CORRUPT_RECORD = "corrupt_record"
+TRUNCATED_FILE = "truncated_file"
+
 
 
 @dataclass(frozen=True)
@@ -53,83 +62,180 @@ def _drop(warc_file: str, item: str, reason: str, detail: str) -> Drop:
     return Drop(f"{warc_file}#{item}", "warc_record", STAGE, reason, detail)
 
 
+@dataclass(frozen=True)
+class _Stop:
+    """A segment reader could not read the record at ``offset`` (a file offset); with
+    ``why`` None it did not try: read on from there in a fresh segment, nothing to report."""
+
+    offset: int
+    why: str | None
+
+
+Segment = Generator["HtmlPage | Drop", None, "_Stop | None"]
+
+
 def iter_html_pages(path: str | Path, reader: str = "auto") -> Iterator[HtmlPage | Drop]:
     """Yield an ``HtmlPage`` per HTTP 200 HTML response and a ``Drop`` for every other record.
 
     ``reader``: "fastwarc" (fast; WARC only), "warcio" (handles ARC and reports damage at
     the exact byte), or "auto": FastWARC, handing over to warcio at the first sign of
-    trouble (an ARC file, a parse error, a short record). Both yield exactly one item per
-    record, so warcio skips what FastWARC already yielded and carries on from there.
+    trouble (an ARC file, a parse error, a short record); lz4 files, which warcio cannot
+    read, stay with FastWARC. The file is read in segments: a segment ends at a record that
+    cannot be read, and the next one starts at the next offset that verifiably starts a
+    record, so every intact record is yielded exactly once, in order.
     """
     path = Path(path)
+    name = path.name
     try:
-        path.open("rb").close()
+        compression = compression_of(path)
     except OSError as exc:
-        yield _drop(path.name, "file", "unreadable_file", f"{path}: {exc}")
+        yield _drop(name, "file", UNREADABLE_FILE, f"{path}: {exc}")
         return
-    if reader == "warcio" or ".arc" in path.suffixes:
-        yield from _iter_warcio(path)
-        return
-    done = 0
+    arc = ".arc" in path.suffixes
+    if reader == "warcio" or arc:
+        segment = _warcio_segment
+    elif reader == "fastwarc" or compression == LZ4:
+        segment = _fastwarc_segment
+    else:
+        segment = _auto_segment
+    start = 0
     try:
-        for item in _iter_fastwarc(path):
-            done += 1
-            yield item
-        return
-    except _HandOver:
-        if reader == "fastwarc":
-            raise
-    for i, item in enumerate(_iter_warcio(path)):
-        if i >= done:
-            yield item
+        while True:
+            stop = yield from segment(path, start, compression)
+            if stop is None:
+                return
+            if stop.why is None:
+                start = stop.offset
+                continue
+            resume = next_record_start(path, stop.offset + 1, compression, arc)
+            size = path.stat().st_size
+            if resume is None and cut_short(path, stop.offset, compression):
+                yield _drop(name, f"offset:{stop.offset}", TRUNCATED_FILE,
+                            f"{path}: the file is cut short inside the record at byte {stop.offset} "
+                            f"(only {size - stop.offset} bytes of it are there); every complete "
+                            "record before it is kept")
+                return
+            after = (f"reading resumed at the next intact record, byte {resume}" if resume is not None
+                     else f"no readable record follows it (the last {size - stop.offset} bytes)")
+            yield _drop(name, f"offset:{stop.offset}", CORRUPT_RECORD,
+                        f"{path}: the record at byte {stop.offset} is damaged ({stop.why}); {after}")
+            if resume is None:
+                return
+            start = resume
+    except OSError as exc:  # the disk or the network share failed, not the data
+        yield _drop(name, "file", UNREADABLE_FILE,
+                    f"{path}: reading failed past byte {start}: {type(exc).__name__}: {exc}; "
+                    "the records read before it are kept, and reading the file again may succeed")
 
+
+def _why(exc: BaseException) -> str:
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    return f"{type(exc).__name__}: {lines[0][:200]}" if lines else type(exc).__name__
+
+
+# -- FastWARC --------------------------------------------------------------------------------
 
 class _HandOver(Exception):
-    """FastWARC met something it cannot read reliably; warcio takes over."""
+    """FastWARC met something it cannot read reliably.
+
+    ``done``: items yielded from the segment; ``at``: the record in trouble (None: the first);
+    ``held``: that record's item when it was read whole but not yet yielded.
+    """
+
+    def __init__(self, why: str, done: int, at: RecordAt | None, held: HtmlPage | Drop | None = None):
+        super().__init__(why)
+        self.why, self.done, self.at, self.held = why, done, at, held
 
 
-def _iter_fastwarc(path: Path) -> Iterator[HtmlPage | Drop]:
+def _iter_fastwarc(path: Path, start: int, compression: str) -> Iterator[HtmlPage | Drop]:
+    """FastWARC from ``start``; raises ``_HandOver`` at trouble.
+
+    Each record is held back until the next one parses: a gzip member's CRC (or an lz4
+    frame's end) is only checked once the reader moves past it, so a damaged record is never
+    yielded first and reported after.
+    """
     from fastwarc.warc import ArchiveIterator as FastIterator
 
     name = path.name
+    done, held, at = 0, None, None
     with open(path, "rb") as stream:
+        stream.seek(start)
         records = iter(FastIterator(stream, parse_http=True))
-        last_pos, seen = 0, 0
         while True:
             try:
                 record = next(records)
             except StopIteration:
-                if not _tail_complete(path, last_pos, seen):
-                    raise _HandOver("the file ends inside a record") from None
+                # FastWARC stops quietly where a file is cut: check the last record is whole.
+                if not tail_complete(path, start, at, compression):
+                    raise _HandOver("the file ends inside a record", done, at, held) from None
+                if held is not None:
+                    yield held
                 return
-            except Exception as exc:  # noqa: BLE001 - an ARC file, garbage, a cut file
-                raise _HandOver(str(exc)) from exc
-            last_pos, seen = record.stream_pos, seen + 1
-            yield _page_from_fast_record(record, name)
+            except Exception as exc:  # noqa: BLE001 - an ARC file, garbage, a bad gzip member
+                raise _HandOver(_why(exc), done, at, held) from exc
+            if held is not None:
+                yield held
+                done += 1
+            declared = (record.headers.get("Content-Length") or "").strip()
+            at = RecordAt(record.stream_pos, record.record_id, int(declared) if declared.isdigit() else None)
+            held = None
+            try:
+                held = _page_from_fast_record(record, name)
+            except Exception as exc:  # noqa: BLE001 - a short or mangled record
+                raise _HandOver(_why(exc), done, at) from exc
 
 
-def _tail_complete(path: Path, last_pos: int, seen: int) -> bool:
-    """FastWARC stops quietly where a file is cut: check the last gzip member is whole.
-
-    Only the bytes from the last record's start are read (one record), so this is cheap.
-    """
-    with open(path, "rb") as fh:
-        fh.seek(last_pos)
-        data = fh.read()
-    if not data.strip(b"\r\n\x00 "):
-        return True
-    if data[:2] != b"\x1f\x8b":
-        return seen > 0  # plain or lz4: FastWARC reports short records itself
-    while data:
-        member = zlib.decompressobj(16 + zlib.MAX_WBITS)
+def _auto_segment(path: Path, start: int, compression: str) -> Segment:
+    try:
+        yield from _iter_fastwarc(path, start, compression)
+        return None
+    except _HandOver as trouble:
+        handover = trouble
+    # warcio reads on from the record in trouble when FastWARC's position for it is verifiably
+    # that record's start; otherwise from the segment's start, skipping what FastWARC yielded
+    # (both readers yield exactly one item per record).
+    at = handover.at
+    if at is not None and at.record_id and record_id_at(path, at.pos, compression) == at.record_id:
+        begin, skip = at.pos, 0
+    else:
+        begin, skip = start, handover.done
+    seen = 0
+    reread = _warcio_segment(path, begin, compression)
+    while True:
         try:
-            member.decompress(data)
-        except zlib.error:
-            return False
-        if not member.eof:
-            return False
-        data = member.unused_data
-    return True
+            item = next(reread)
+        except StopIteration as end:
+            stop = end.value
+            break
+        seen += 1
+        if seen > skip:
+            yield item
+    if stop is not None and seen < skip:
+        # warcio gave up on a record FastWARC had already yielded: go on past FastWARC's trouble.
+        return _Stop(at.pos if at else start, handover.why)
+    return stop
+
+
+def _fastwarc_segment(path: Path, start: int, compression: str) -> Segment:
+    """FastWARC alone (lz4, or reader="fastwarc"): the trouble is placed by the containers."""
+    try:
+        yield from _iter_fastwarc(path, start, compression)
+        return None
+    except _HandOver as trouble:
+        at = trouble.at
+        if at is None:
+            return _Stop(start, trouble.why)
+        if trouble.held is not None:
+            with open(path, "rb") as fh:
+                whole = container_at(fh, at.pos, compression)
+                if whole.state == "ok" and (whole.record_id, whole.content_length) == (
+                        at.record_id, at.content_length):
+                    # Read whole, and as its container states: keep it, and read on after it
+                    # afresh (the trouble may be FastWARC's, not the next record's).
+                    yield trouble.held
+                    after = skip_blanks(fh, whole.end)
+                    return None if after is None else _Stop(after, None)
+        return _Stop(at.pos, trouble.why)
 
 
 def _page_from_fast_record(record, warc_file: str) -> HtmlPage | Drop:
@@ -138,12 +244,12 @@ def _page_from_fast_record(record, warc_file: str) -> HtmlPage | Drop:
     declared = record.headers.get("Content-Length")
     if declared is None or not declared.strip().isdigit():
         # Mandatory in WARC: without it the header block itself was cut or mangled.
-        raise _HandOver(f"record at byte {record.stream_pos} has no Content-Length")
+        raise ValueError(f"record at byte {record.stream_pos} has no Content-Length")
     if rec_type in ("response", "request") and record.http_headers is None and declared.strip() != "0":
-        raise _HandOver(f"unparseable HTTP block at byte {record.stream_pos}")
+        raise ValueError(f"unparseable HTTP block at byte {record.stream_pos}")
     body = record.reader.read()  # every record, read whole: a short one means a cut file
     if len(body) < record.content_length:
-        raise _HandOver(f"short record at byte {record.stream_pos}")
+        raise ValueError(f"short record at byte {record.stream_pos}")
     http = record.http_headers
     headers = {k.lower(): v for k, v in http.items()} if http is not None else None
     return _classify(warc_file, item, rec_type, str(http.status_code) if http is not None else None,
@@ -217,64 +323,49 @@ def _dechunk(body: bytes) -> bytes:
         pos = end + 2 + size + 2
 
 
-def _iter_warcio(path: Path) -> Iterator[HtmlPage | Drop]:
+# -- warcio ----------------------------------------------------------------------------------
+
+def _warcio_segment(path: Path, start: int, compression: str) -> Segment:
     name = path.name
     with open(path, "rb") as stream:
+        stream.seek(start)  # warcio takes its offsets from tell(): they stay file offsets
         records = ArchiveIterator(stream, arc2warc=True)
         while True:
-            offset = records.offset  # start of the last record read; the damage lies past it
+            offset = records.offset  # where the next record starts
             try:
                 record = next(records)
             except StopIteration:
-                tail = _unread_tail(stream, records)
-                if tail:
-                    yield _drop(name, f"offset:{tail[0]}", "corrupt_record",
-                                f"{path}: {tail[1]} bytes after the last complete record (byte "
-                                f"{tail[0]}) are not a readable record: the file is truncated; "
-                                "the records before it are kept")
-                return
+                # A file cut inside a gzip member ends without an error: warcio just stops.
+                end = sum(records.member_info) if records.member_info else start
+                rest = skip_blanks(stream, end)
+                if rest is None:
+                    return None
+                return _Stop(rest, "the bytes past the last complete record are not a readable record")
+            except OSError:
+                raise  # the disk, not the data (warcio's own errors are not OSErrors)
             except Exception as exc:  # noqa: BLE001 - warcio raises anything on damaged bytes
-                yield _drop(name, f"offset:{offset}", "corrupt_record",
-                            f"{path}: cannot read a record past byte {offset}: "
-                            f"{type(exc).__name__}: {exc}; "
-                            "the records before it are kept")
-                return
-            item = record.rec_headers.get_header("WARC-Record-ID") or f"offset:{records.offset}"
+                return _Stop(offset, _why(exc))
+            item = record.rec_headers.get_header("WARC-Record-ID") or f"offset:{offset}"
             problem = _not_a_record(record)
             if problem:
-                yield _drop(name, f"offset:{records.offset}", "corrupt_record",
-                            f"{path}: no WARC/ARC record at byte {records.offset} ({problem}); "
-                            "the records before it are kept")
-                return
+                return _Stop(offset, f"no WARC/ARC record here: {problem}")
             try:
-                page_or_drop = _page_from_record(record, name, item, records.offset)
-                while record.raw_stream.read(1 << 16):  # drain, so a short record shows below
-                    pass
-            except Exception as exc:  # noqa: BLE001 - as above: report it, keep what was read
-                yield _drop(name, item, "corrupt_record",
-                            f"{path}: record at byte {records.offset} is damaged: "
-                            f"{type(exc).__name__}: {exc}")
-                return
+                page_or_drop = _page_from_record(record, name, item, offset)
+                # The rest of the record and its gzip trailer, now: a bad CRC or a short record
+                # shows before the page is yielded, never after it.
+                records.read_to_end()
+            except OSError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - as above
+                return _Stop(offset, _why(exc))
             missing = getattr(record.raw_stream, "limit", 0)
             if missing:
-                # A truncated file ends inside a record: warcio hands back what is there.
-                yield _drop(name, item, "corrupt_record",
-                            f"{path}: record at byte {records.offset} is truncated, {missing} of "
-                            f"{record.length} bytes missing; the records before it are kept")
-                return
+                return _Stop(offset, f"{missing} of its {record.length} bytes are missing")
+            member = getattr(records.reader, "decompressor", None)
+            if member is not None and not getattr(member, "eof", True):
+                # Its content is all there but the gzip trailer is not: unchecked, so not kept.
+                return _Stop(offset, "its gzip member ends without its trailer")
             yield page_or_drop
-
-
-def _unread_tail(stream, records) -> tuple[int, int] | None:
-    """(offset, size) of bytes past the last record that warcio silently skipped, if any.
-
-    A file cut inside a gzip member ends without an error: warcio just stops. What lies past
-    the end of the last record it returned is then a partial record.
-    """
-    end = sum(records.member_info) if records.member_info else 0  # none read: all of it
-    stream.seek(end)
-    rest = stream.read(1 << 16)
-    return (end, os.fstat(stream.fileno()).st_size - end) if rest.strip(b"\r\n\x00 ") else None
 
 
 def _not_a_record(record) -> str | None:
