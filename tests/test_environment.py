@@ -73,6 +73,8 @@ def test_no_public_path_to_an_unresolved_answer(snap):
             value = value("harbor board chair vote", k=50)
         elif name in ("is_open", "market_consensus"):
             value = value("q1")
+        elif name == "articles_published":
+            value = value(date(2024, 1, 1), date(2030, 1, 1))
         elif callable(value):
             value = value()
         public[name] = value
@@ -122,3 +124,15 @@ def test_submit_validates_and_records(snap):
     with pytest.raises(InvalidForecast, match="not open"):
         env.submit("q1", {"Bo Li": 0.7})
     assert isinstance(env.ledger, tuple) and len(env.ledger) == 2
+
+
+def test_search_windows_and_counts_never_pass_today(snap):
+    env = ReplayEnvironment(snap, start=date(2024, 1, 4))
+    everything = env.search("harbor board chair vote", k=50)
+    assert env.search("harbor board chair vote", k=50, until=date(2030, 1, 1)) == everything  # capped at today
+    since = env.search("harbor board chair vote", k=50, since=date(2024, 1, 4))
+    assert all(h.published_at.date() >= date(2024, 1, 4) for h in since)
+    assert {h.article_id for h in since} <= {h.article_id for h in everything}
+    assert env.articles_published(date(2024, 1, 1), date(2030, 1, 1)) == env.articles_published(
+        date(2024, 1, 1), date(2024, 1, 4))
+    assert env.articles_published(date(2024, 1, 5), date(2024, 1, 3)) == 0

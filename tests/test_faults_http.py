@@ -261,7 +261,7 @@ def test_an_unexpected_exception_is_500_and_tells_nothing(server, monkeypatch, c
         raise RuntimeError(f"the answer is {SECRET}")
 
     monkeypatch.setattr(run.env, "open_questions", broken)
-    monkeypatch.setattr(run, "forecast", broken)
+    monkeypatch.setattr(run, "submit_forecast", broken)
     status, payload = get(port, "/v1/questions")
     assert status == 500 and SECRET not in json.dumps(payload) and payload["error"]
     status, payload, _ = post(port, "/v1/forecast", json.dumps({"question_id": "q1", "forecast": {"x": 1}}).encode())
@@ -312,7 +312,7 @@ def test_a_run_stopped_without_a_forecast_leaves_nothing(tmp_path):
     assert not (tmp_path / "deep").exists()
     # served again without --force; stopped with a forecast, the partial ledger stays and is refused
     srv, run = make_server(snap, out)
-    run.forecast({"question_id": "q1", "forecast": {SECRET: 0.5}})
+    run.submit_forecast("q1", {SECRET: 0.5})
     srv.server_close()
     assert run.close() is True
     assert SECRET in (out / ".ledger.jsonl.partial").read_text()

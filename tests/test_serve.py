@@ -51,7 +51,10 @@ def test_a_remote_agent_replays_and_is_scored_like_eval_run(served):
         _, questions = call(base, "/questions")
         _, hits = call(base, "/search?query=harbour+board+chair&k=5")
         _, resolved = call(base, "/resolved")
-        seen.append(json.dumps([questions, hits, resolved]))
+        # the agent's own forecasts come back to it (standing, final): they are not the answer
+        own = ("your_forecast", "final_forecast")
+        seen.append(json.dumps([[{k: v for k, v in q.items() if k not in own} for q in questions], hits,
+                                [{k: v for k, v in q.items() if k not in own} for q in resolved]]))
         for q in questions:
             assert call(base, "/forecast", {"question_id": q["question_id"],
                                             "forecast": {SECRET: 0.6, "Bo Lind": 0.3}})[0] == 200

@@ -7,13 +7,14 @@ library calls (``_shared`` holds the consoles, the progress bar and the error ha
   questions  questions generate, questions filter
   snapshot   snapshot list, show, verify, check, diff
   evaluate   eval run, serve, score, leaderboard, compare, aggregate, report
+  native     eval mcp, eval harness         (agents in their own harnesses, over MCP)
 """
 
 from __future__ import annotations
 
 import click
 
-from pastcast.cli import curate, demo, evaluate, imports, questions, snapshot
+from pastcast.cli import curate, demo, evaluate, imports, native, questions, snapshot
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -32,4 +33,7 @@ def main() -> None:
 for command in (demo.demo, demo.build, curate.ingest, curate.dedup, imports.markets, imports.social,
                 questions.questions, snapshot.snapshot, evaluate.eval_group):
     main.add_command(command)
+del command
+for command in (native.eval_mcp, native.eval_harness):
+    evaluate.eval_group.add_command(command)
 del command

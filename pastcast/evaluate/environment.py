@@ -139,12 +139,23 @@ class ReplayEnvironment:
     def open_questions(self) -> list[OpenQuestion]:
         return [OpenQuestion(**q) for qid, q in self._questions.items() if self.is_open(qid)]
 
-    def search(self, query: str, k: int = 10) -> list[Hit]:
+    def _through(self, until: date | None) -> date:
+        """The last day a search may see: today, or an earlier ``until`` (never a later one)."""
+        return self.today if until is None else min(until, self.today)
+
+    def search(self, query: str, k: int = 10, since: date | None = None, until: date | None = None) -> list[Hit]:
+        """The ``k`` best articles published on or before today (UTC), within ``since`` ..
+        ``until`` when given (an ``until`` after today is today: the gate comes first)."""
         index = self._article_index()
         started = time.perf_counter()
-        hits = index.search(query, self.today, k)
+        hits = index.search(query, self._through(until), k, since=since)
         self._search_ms.append((time.perf_counter() - started) * 1000)
         return hits
+
+    def articles_published(self, since: date, through: date) -> int:
+        """How many searchable articles were published over ``since`` .. ``through`` (capped
+        at today)."""
+        return self._article_index().count_published(since, self._through(through))
 
     def search_latency(self) -> dict:
         """Searches made so far and their latency (ms), for the run record."""
@@ -154,14 +165,14 @@ class ReplayEnvironment:
         pick = lambda q: round(times[min(len(times) - 1, int(q * len(times)))], 3)  # noqa: E731
         return {"searches": len(times), "p50_ms": pick(0.5), "p99_ms": pick(0.99), "max_ms": round(times[-1], 3)}
 
-    def search_posts(self, query: str, k: int = 10) -> list[Hit]:
-        """The k best social posts made on or before today (UTC); a hit's article_id is the
-        post_id and its title names the platform, kind and community."""
+    def search_posts(self, query: str, k: int = 10, since: date | None = None, until: date | None = None) -> list[Hit]:
+        """The k best social posts made on or before today (UTC), gated like ``search``; a
+        hit's article_id is the post_id and its title names the platform, kind and community."""
         if not self._has_posts:
             return []
         if self._post_index is None:
             self._post_index = open_or_build(self._snapshot_dir, table="posts", trust_snapshot_copy=False)
-        return self._post_index.search(query, self.today, k)
+        return self._post_index.search(query, self._through(until), k, since=since)
 
     def market_consensus(self, question_id: str) -> dict[str, float] | None:
         """The market's forecast for an open market question as of the end of today (its last

@@ -10,12 +10,19 @@ from __future__ import annotations
 
 import fcntl
 import os
+import shutil
 from pathlib import Path
 
 PROGRESS = ".progress.json"
 PARTIAL = ".ledger.jsonl.partial"
+HARNESS = "harness.json"  # eval harness: the agent's days (wall time, tool calls, failures)
 RUN_FILES = ("ledger.jsonl", "run.json", "scores.parquet", "daily.parquet", "match_verdicts.jsonl",
-             "rejected.jsonl", PARTIAL, PROGRESS)
+             "rejected.jsonl", HARNESS, PARTIAL, PROGRESS)
+MEMORY = "memory"  # an external agent's notes (eval mcp, eval harness)
+WORKSPACE = "workspace"  # what eval harness shows a CLI agent
+CONFIG = "config"  # eval harness: the CLIs' MCP configs
+LOGS = "logs"  # eval harness: each day's output of the agent's command
+RUN_FOLDERS = (MEMORY, WORKSPACE, CONFIG, LOGS)  # a run's own folders: a forced run starts without them
 
 
 class RunFolderBusy(ValueError):
@@ -55,6 +62,8 @@ def claim_run_folder(out_dir: str | os.PathLike, resume: bool = False, force: bo
         if force:
             for name in RUN_FILES:
                 (out_dir / name).unlink(missing_ok=True)
+            for name in RUN_FOLDERS:  # an earlier run's notes were written after its answers came out
+                shutil.rmtree(out_dir / name, ignore_errors=True)
         elif resume and finished and not unfinished:
             raise FileExistsError(f"{out_dir} holds a finished run: nothing to resume (--force replaces it)")
         elif not resume and (finished or unfinished):

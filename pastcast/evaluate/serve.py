@@ -1,18 +1,21 @@
 """The replay environment served over HTTP on loopback, for agents in other processes or
 languages: the serving process holds the snapshot and the answers; a client only ever gets
-what ``ReplayEnvironment``'s public tools give on the current simulated day.
+what a ``ReplaySession`` (the same one behind ``eval mcp``) gives on the current simulated day.
 
 Endpoints (JSON; errors are ``{"error": "..."}``):
 - ``GET  /v1/state``                     today, window, done, forecasts so far
 - ``GET  /v1/questions``                 the open questions (no answers)
 - ``GET  /v1/search?query=...&k=10``     date-gated article search (``k`` an integer, clamped
-  to 1..``MAX_K``)
-- ``GET  /v1/search_posts?query=...&k=`` date-gated social posts
+  to 1..``MAX_K``; optional ``from_date``, ``to_date``, YYYY-MM-DD, a ``to_date`` after today
+  is today)
+- ``GET  /v1/search_posts?query=...&k=`` date-gated social posts (same parameters)
 - ``GET  /v1/market?question_id=...``    the market consensus as of today, or null
-- ``GET  /v1/resolved``                  questions already resolved, with their answers
+- ``GET  /v1/resolved``                  questions already resolved, with their answers and
+  the agent's own scores
 - ``POST /v1/forecast``                  ``{"question_id", "forecast": {outcome: p}}``
 - ``POST /v1/advance``                   ``{"days": N}``, N an integer in 1..``MAX_ADVANCE_DAYS``
-  (``{}`` or no body: one day); past the window's end the run is scored and ``{"done": true,
+  (``{}`` or no body: one day); it returns what resolved meanwhile and how many articles
+  were published; past the window's end the run is scored and ``{"done": true,
   "summary": ...}`` returned (ledger.jsonl, scores.parquet, run.json in the run folder, as
   ``eval run`` writes them).
 
@@ -27,7 +30,7 @@ to the client: a message could carry what the client must not see). After an ans
 body was not read, the connection is closed.
 
 ``make_server`` binds the port before it claims the run folder: a port in use or out of
-range (``PortUnavailable``) leaves nothing behind. ``ServedRun.close`` ends a replay that
+range (``PortUnavailable``) leaves nothing behind. ``ReplaySession.close`` ends a replay that
 did not finish: one without a forecast leaves no trace (a retry needs no ``--force``); one
 with forecasts keeps its partial ledger, as an interrupted ``eval run`` does.
 """
@@ -38,27 +41,20 @@ import json
 import os
 import re
 import sys
-import threading
 import traceback
-from dataclasses import asdict
-from datetime import date, datetime
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
-from pastcast.evaluate.run_folder import PARTIAL, claim_run_folder
-from pastcast.evaluate.environment import ReplayEnvironment
-from pastcast.evaluate.runner import finish_run, ledger_line, utcnow
 from pastcast.evaluate.scoring import InvalidForecast
+from pastcast.evaluate.session import MAX_ADVANCE_DAYS, MAX_K, ReplaySession, jsonable, short
 from pastcast.io import loads_json
 
+__all__ = ["MAX_ADVANCE_DAYS", "MAX_BODY_BYTES", "MAX_K", "PortUnavailable", "make_server"]
+
 HOST = "127.0.0.1"
-MAX_K = 100
-MAX_ADVANCE_DAYS = 10_000  # far past any window: advancing past the end just ends the replay
 MAX_BODY_BYTES = 1 << 20  # 1 MiB: a forecast is a few hundred bytes
 REQUEST_TIMEOUT = 60.0  # seconds a connection may stall (mid-body or idle between requests)
-_LOCK_FILE = ".lock"  # claim_run_folder's lock
 
 
 class PortUnavailable(ValueError):
@@ -74,126 +70,11 @@ class RequestError(Exception):
         self.status, self.message, self.close = status, message, close
 
 
-def _jsonable(value):
-    if isinstance(value, (date, datetime)):
-        return value.isoformat()
-    if isinstance(value, tuple):
-        return list(value)
-    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
-
-
-def _short(value, limit: int = 60) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit] + "..."
-
-
-def advance_days(body: dict) -> int:
-    """The ``days`` of an advance body: absent means 1; else an integer in 1..MAX_ADVANCE_DAYS
-    (a bool, a float, a string, 0 or a negative number is refused, never rounded)."""
-    if "days" not in body:
-        return 1
-    days = body["days"]
-    if isinstance(days, bool) or not isinstance(days, int) or not 1 <= days <= MAX_ADVANCE_DAYS:
-        raise ValueError(f"days must be an integer from 1 to {MAX_ADVANCE_DAYS}, got {_short(days)}")
-    return days
-
-
-class ServedRun:
-    """One replay driven by requests: the environment, its ledger file, its scoring at the end."""
-
-    def __init__(self, snapshot_dir: str | os.PathLike, out_dir: str | os.PathLike, agent_name: str = "external",
-                 force: bool = False):
-        self.snapshot_dir, self.out_dir = Path(snapshot_dir), Path(out_dir)
-        self.env = ReplayEnvironment(self.snapshot_dir)  # checks the snapshot first
-        # what this run creates, removed again if it ends without a forecast
-        self._created_dirs = []
-        for p in (self.out_dir, *self.out_dir.parents):
-            if p.exists():
-                break
-            self._created_dirs.append(p)
-        self._created_lock = not (self.out_dir / _LOCK_FILE).exists()
-        # one writer per run folder, never over a finished run unless asked (held while serving)
-        self.folder_lock = claim_run_folder(self.out_dir, force=force)
-        self.agent_name, self.started = agent_name, utcnow()
-        self.lock = threading.Lock()  # one request at a time touches the environment
-        self._partial = self.out_dir / PARTIAL
-        self.result = None
-        try:
-            self._ledger = self._partial.open("w", encoding="utf-8")
-        except BaseException:
-            self._ledger = None
-            self._discard()
-            raise
-
-    def state(self) -> dict:
-        return {"today": self.env.today, "start": self.env.start, "end": self.env.end,
-                "done": self.env.done, "forecasts": len(self.env.ledger), "agent": self.agent_name}
-
-    def forecast(self, body: dict) -> dict:
-        question_id = body.get("question_id")
-        if not isinstance(question_id, str):
-            raise ValueError(f"question_id must be a string, got {_short(question_id)}")
-        entry = self.env.submit(question_id, body.get("forecast"))
-        self._ledger.write(ledger_line(entry, self.agent_name) + "\n")
-        self._ledger.flush()
-        return {"question_id": entry.question_id, "date": entry.date, "forecast": dict(entry.forecast)}
-
-    def advance(self, days: int = 1) -> dict:
-        days = advance_days({"days": days})
-        for _ in range(days):
-            if self.env.done:
-                break
-            self.env.advance()
-        if self.env.done and self.result is None:
-            if not self._ledger.closed:
-                self._ledger.close()
-                os.replace(self._partial, self.out_dir / "ledger.jsonl")
-            try:
-                self.result = finish_run(self.env, self.snapshot_dir, self.out_dir, self.agent_name, self.started,
-                                         {"policy": "external"})
-            finally:
-                self.folder_lock.release()  # the run is written: the folder is free
-        out = self.state()
-        if self.result is not None:
-            out["summary"] = self.result.summary
-        return out
-
-    def close(self) -> bool:
-        """End the run (the server has stopped). A finished run is left as written. An
-        unfinished one without a forecast is removed with whatever it created (its partial
-        ledger, the lock, folders), so the folder can be served again without ``--force``;
-        one with forecasts keeps its partial ledger (True: an unfinished run is left)."""
-        if self.result is not None:
-            return False
-        with self.lock:
-            if self._ledger is not None and not self._ledger.closed:
-                self._ledger.close()
-            if self.env.ledger or self.env.done:  # forecasts, or a ledger scoring failed on
-                self.folder_lock.release()
-                return True
-            self._discard()
-            return False
-
-    def _discard(self) -> None:
-        """Remove this unfinished run's own files, then free the folder."""
-        try:
-            self._partial.unlink(missing_ok=True)
-            if self._created_lock:
-                (self.out_dir / _LOCK_FILE).unlink(missing_ok=True)
-            for folder in self._created_dirs:  # deepest first; one that is not empty stays
-                try:
-                    folder.rmdir()
-                except OSError:
-                    break
-        finally:
-            self.folder_lock.release()
-
-
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True
     timeout = REQUEST_TIMEOUT  # socket timeout per connection (StreamRequestHandler.setup)
-    run: ServedRun  # set on the subclass
+    run: ReplaySession  # set on the subclass
 
     def log_message(self, *args) -> None:
         pass
@@ -224,7 +105,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _respond(self, route) -> None:
         try:
             status, payload = route(urlparse(self.path))
-            data = json.dumps(payload, default=_jsonable).encode()
+            data = json.dumps(jsonable(payload)).encode()
         except RequestError as exc:
             if exc.close:
                 self.close_connection = True
@@ -250,9 +131,9 @@ class _Handler(BaseHTTPRequestHandler):
             raise RequestError(400, f"conflicting Content-Length headers: {sorted(lengths)}", close=True)
         value = lengths.pop()
         if not (value.isascii() and value.isdigit()):
-            raise RequestError(400, f"Content-Length must be a non-negative integer, got {_short(value)}", close=True)
+            raise RequestError(400, f"Content-Length must be a non-negative integer, got {short(value)}", close=True)
         if len(value) > 18 or int(value) > MAX_BODY_BYTES:
-            raise RequestError(413, f"the body is over {MAX_BODY_BYTES} bytes (Content-Length {_short(value)})",
+            raise RequestError(413, f"the body is over {MAX_BODY_BYTES} bytes (Content-Length {short(value)})",
                                close=True)
         size = int(value)
         try:
@@ -276,7 +157,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _k(self, params: dict) -> int:
         raw = params.get("k", ["10"])[0].strip()
         if not re.fullmatch(r"[+-]?[0-9]{1,9}", raw):
-            raise RequestError(400, f"k must be an integer (clamped to 1..{MAX_K}), got {_short(raw)}")
+            raise RequestError(400, f"k must be an integer (clamped to 1..{MAX_K}), got {short(raw)}")
         return max(1, min(MAX_K, int(raw)))
 
     def do_GET(self) -> None:
@@ -290,36 +171,37 @@ class _Handler(BaseHTTPRequestHandler):
                 (self.headers.get("Content-Length") or "0").strip() != "0":
             self.close_connection = True  # a GET's body is never read: the next bytes are not a request
         params = parse_qs(url.query, keep_blank_values=True)  # "k=" is a bad k, not no k
-        env = self.run.env
+        run = self.run
         try:
-            with self.run.lock:
-                if url.path == "/v1/state":
-                    return 200, self.run.state()
-                if url.path == "/v1/questions":
-                    return 200, [asdict(q) for q in env.open_questions()]
-                if url.path in ("/v1/search", "/v1/search_posts"):
-                    search = env.search if url.path == "/v1/search" else env.search_posts
-                    hits = search(params.get("query", [""])[0], k=self._k(params))
-                    return 200, [{"id": h.article_id, "title": h.title, "published_at": h.published_at,
-                                  "score": h.score, "snippet": h.snippet} for h in hits]
-                if url.path == "/v1/market":
-                    return 200, env.market_consensus(params.get("question_id", [""])[0])
-                if url.path == "/v1/resolved":
-                    return 200, [asdict(q) for q in env.resolved()]
+            if url.path == "/v1/state":
+                return 200, run.state()
+            if url.path == "/v1/questions":
+                return 200, run.questions()["questions"]
+            if url.path in ("/v1/search", "/v1/search_posts"):
+                search = run.search_news if url.path == "/v1/search" else run.search_posts
+                query = params.get("query", [""])[0]
+                found = search(query, k=self._k(params), from_date=params.get("from_date", [None])[0],
+                               to_date=params.get("to_date", [None])[0])
+                return 200, found["hits"]
+            if url.path == "/v1/market":
+                return 200, run.market_consensus(params.get("question_id", [""])[0])["consensus"]
+            if url.path == "/v1/resolved":
+                return 200, run.resolved_questions()["questions"]
         except (ValueError, KeyError) as exc:
             raise RequestError(400, str(exc)) from None
         return 404, {"error": f"no route GET {url.path}"}
 
     def _post(self, url) -> tuple[int, object]:
         body = self._read_body()
+        run = self.run
         try:
-            with self.run.lock:
-                if self.run.env.done and url.path in ("/v1/forecast", "/v1/advance"):
-                    return 409, {"error": "the replay is over", **self.run.state()}
+            with run.lock:
+                if run.env.done and url.path in ("/v1/forecast", "/v1/advance"):
+                    return 409, {"error": "the replay is over", **run.state()}
                 if url.path == "/v1/forecast":
-                    return 200, self.run.forecast(body)
+                    return 200, run.submit_forecast(body.get("question_id"), body.get("forecast"))
                 if url.path == "/v1/advance":
-                    return 200, self.run.advance(advance_days(body))
+                    return 200, run.advance(body["days"] if "days" in body else 1)
         except InvalidForecast as exc:
             raise RequestError(400, exc.reason) from None
         except (ValueError, TypeError) as exc:
@@ -338,7 +220,7 @@ class _Server(ThreadingHTTPServer):
 
 def make_server(snapshot_dir: str | os.PathLike, out_dir: str | os.PathLike, port: int = 0,
                 agent_name: str = "external", force: bool = False,
-                timeout: float | None = REQUEST_TIMEOUT) -> tuple[ThreadingHTTPServer, ServedRun]:
+                timeout: float | None = REQUEST_TIMEOUT) -> tuple[ThreadingHTTPServer, ReplaySession]:
     """A server on 127.0.0.1 (``port`` 0: any free one); call ``serve_forever`` to run it,
     then ``server_close`` and ``run.close()``. ``timeout``: seconds a connection may stall.
 
@@ -351,7 +233,7 @@ def make_server(snapshot_dir: str | os.PathLike, out_dir: str | os.PathLike, por
     except OSError as exc:
         raise PortUnavailable(f"cannot listen on {HOST}:{port}: {exc.strerror or exc}") from None
     try:
-        run = ServedRun(snapshot_dir, out_dir, agent_name, force=force)
+        run = ReplaySession(snapshot_dir, out_dir, agent_name, force=force, extra={"policy": "external"})
     except BaseException:
         server.server_close()
         raise

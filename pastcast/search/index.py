@@ -169,17 +169,28 @@ class ArticleIndex:
     def __len__(self) -> int:
         return self._index.searcher().num_docs
 
-    def _gated_query(self, terms: list[str], as_of: date) -> Query:
+    def _gate(self, as_of: date, since: date | None = None) -> Query:
+        """Published before the end of ``as_of`` (UTC) and, with ``since``, on or after its start."""
+        lower = {} if since is None else {"lower_bound": end_of_day_exclusive(since - timedelta(days=1)),
+                                          "include_lower": True}
+        return Query.range_query(self._schema, "published_at", FieldType.Date,
+                                 upper_bound=end_of_day_exclusive(as_of), include_upper=False, **lower)
+
+    def _gated_query(self, terms: list[str], as_of: date, since: date | None = None) -> Query:
         text_q = Query.boolean_query(
             [(Occur.Should, Query.boost_query(Query.term_query(self._schema, "title", t), TITLE_BOOST)) for t in terms]
             + [(Occur.Should, Query.term_query(self._schema, "text", t)) for t in terms]
         )
-        gate = Query.range_query(
-            self._schema, "published_at", FieldType.Date,
-            upper_bound=end_of_day_exclusive(as_of), include_upper=False,
-        )
         # const score 0: the gate filters, it must not add to the BM25 score.
-        return Query.boolean_query([(Occur.Must, Query.const_score_query(gate, 0.0)), (Occur.Must, text_q)])
+        return Query.boolean_query([(Occur.Must, Query.const_score_query(self._gate(as_of, since), 0.0)),
+                                    (Occur.Must, text_q)])
+
+    def count_published(self, since: date, through: date) -> int:
+        """How many indexed documents were published from the start of ``since`` to the end
+        of ``through`` (UTC days): what became visible over those days."""
+        if through < since:
+            return 0
+        return self._index.searcher().search(self._gate(through, since), limit=1, count=True).count
 
     def _selective(self, searcher, terms: list[str]) -> list[str]:
         """On a large index, the terms found in at most ``FREQUENT_SHARE`` of its documents
@@ -192,8 +203,10 @@ class ArticleIndex:
         keep = [t for t in terms if searcher.doc_freq("text", t) <= FREQUENT_SHARE * n]
         return keep or terms
 
-    def search(self, query: str, as_of: date, k: int = 10, snippets: bool = True) -> list[Hit]:
-        """The ``k`` best BM25 matches among articles published on or before ``as_of`` (UTC).
+    def search(self, query: str, as_of: date, k: int = 10, snippets: bool = True,
+               since: date | None = None) -> list[Hit]:
+        """The ``k`` best BM25 matches among articles published on or before ``as_of`` (UTC)
+        and, with ``since``, on or after it (both gates apply before the top ``k``).
         ``snippets=False`` skips the highlighted snippets (a fifth of the time) for callers that
         read the whole text."""
         if isinstance(as_of, datetime):  # a datetime is a date subclass; gate on its UTC day
@@ -202,11 +215,11 @@ class ArticleIndex:
         if not terms or k <= 0:
             return []
         searcher = self._index.searcher()
-        q = self._gated_query(terms, as_of)
+        q = self._gated_query(terms, as_of, since)
         selective = self._selective(searcher, terms)
         found = None
         if selective != terms:  # the frequent terms only slow the gated search down ...
-            pruned = self._gated_query(selective, as_of)
+            pruned = self._gated_query(selective, as_of, since)
             found = _top(searcher, pruned, k)
             if len(found) == k:
                 q = pruned

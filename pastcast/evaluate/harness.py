@@ -1,0 +1,306 @@
+"""``eval harness``: a CLI agent (Claude Code, Codex, OpenCode, a script) replayed in its own
+harness, reaching the replay through the MCP server that this process runs on loopback.
+
+Per day (``per-day``, the default) the command runs once in the run's workspace, a folder that
+holds only what the agent may see: the day's open questions (``questions.json``, read-only, no
+answers), the day's task (``PROMPT.md``) and its memory notes (``memory/``); never a snapshot
+file. The MCP configs the CLIs read (``config/claude-mcp.json`` for Claude Code,
+``config/codex-config.toml`` for Codex, ``config/opencode.json`` for OpenCode), pointing at the
+server's URL with the CLIs' own web tools off, are beside it, where the agent cannot rewrite
+them; the command gets their paths in its environment. A day ends when the command
+exits (or calls ``next_day``); a command that fails or runs past ``timeout_s`` is recorded and
+the replay goes on the next day. In ``session`` mode the command runs once for the whole replay
+and moves the clock itself with ``next_day``; one that exits early, or leaves a day unfinished
+for ``timeout_s``, is recorded for that day, and started again on the next.
+
+The run folder is ``eval run``'s (ledger.jsonl, scores.parquet, run.json) plus ``harness.json``
+(each day: status, exit code, wall time, tool calls by name, forecasts), ``logs/`` (each day's
+output of the command) and ``config/``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import signal
+import subprocess
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pastcast.evaluate.mcp_server import SERVER_NAME, HttpServer, bind
+from pastcast.evaluate.policies import WakePolicy
+from pastcast.evaluate.run_folder import CONFIG, HARNESS, LOGS, WORKSPACE
+from pastcast.evaluate.session import ReplaySession
+from pastcast.io import write_json, write_text
+
+MODES = ("per-day", "session")
+KILL_GRACE_S = 5.0  # after SIGTERM, before SIGKILL
+POLL_S = 0.1
+
+PROMPT = """# pastcast: forecast day {date}
+
+You are forecasting on a replay of the past. Today is {date} (simulated); you can only see
+what was published by the end of today (UTC). Your tools are on the MCP server "{server}":
+list_questions, search_news, search_posts, market_consensus, submit_forecast,
+resolved_questions, memory_write, memory_read, next_day.
+
+1. Read the open questions (list_questions; also questions.json in this folder).
+2. Research them with search_news / search_posts (and market_consensus where there is a market).
+3. submit_forecast for each question you can: {{outcome: probability}}, outcomes written as the
+   answer would be, probabilities summing to at most 1. A later forecast replaces an earlier one.
+4. Keep notes for later days with memory_write (memory_read lists them).
+{ending}
+"""
+ENDING = {
+    "per-day": "5. Stop when you are done for today: the harness moves to the next day.",
+    "session": "5. Call next_day to end each day, until it answers done: true.",
+}
+
+
+@dataclass
+class Day:
+    date: str
+    status: str  # ok, failed, timed_out
+    exit_code: int | None
+    wall_s: float
+    tool_calls: dict[str, int]
+    forecasts: int
+    restarts: int = 0
+
+
+@dataclass
+class HarnessResult:
+    summary: dict
+    days: list[Day] = field(default_factory=list)
+
+    @property
+    def failed(self) -> list[str]:
+        return [d.date for d in self.days if d.status == "failed"]
+
+    @property
+    def timed_out(self) -> list[str]:
+        return [d.date for d in self.days if d.status == "timed_out"]
+
+
+def mcp_configs(url: str) -> dict[str, str]:
+    """The MCP configs each CLI reads, by file name in the run's ``config/`` folder, outside the
+    workspace: the agent can write its workspace, and a CLI reads project config from the folder
+    it starts in (README: the flags that go with each). Web search and fetch are off in each."""
+    claude = {"mcpServers": {SERVER_NAME: {"type": "http", "url": url}}}
+    opencode = {"$schema": "https://opencode.ai/config.json",
+                "mcp": {SERVER_NAME: {"type": "remote", "url": url, "enabled": True, "oauth": False,
+                                      "timeout": 30000}},
+                "permission": {"*": "deny", "read": "allow", "edit": "allow", "glob": "allow", "grep": "allow",
+                               "list": "allow", f"{SERVER_NAME}_*": "allow", "bash": "deny", "webfetch": "deny",
+                               "websearch": "deny", "codesearch": "deny", "external_directory": "deny"},
+                "share": "disabled", "autoupdate": False}
+    codex = (f'web_search = "disabled"\nsandbox_mode = "workspace-write"\n\n[sandbox_workspace_write]\n'
+             f'network_access = false\n\n[mcp_servers.{SERVER_NAME}]\nurl = "{url}"\nrequired = true\n'
+             'default_tools_approval_mode = "approve"\n')
+    return {"claude-mcp.json": json.dumps(claude, indent=2) + "\n",
+            "opencode.json": json.dumps(opencode, indent=2) + "\n", "codex-config.toml": codex}
+
+
+class Workspace:
+    """The folder the agent runs in (only what it may see), and the CLIs' configs beside it."""
+
+    def __init__(self, folder: Path, config: Path, url: str, mode: str):
+        self.folder, self.config, self.url, self.mode = folder, config, url, mode
+        self.memory = folder / "memory"
+        folder.mkdir(parents=True, exist_ok=True)
+        self.memory.mkdir(exist_ok=True)
+        for name, text in mcp_configs(url).items():
+            write_text(text, config / name)
+
+    def show_day(self, session: ReplaySession) -> None:
+        """The day's task and open questions (read-only: the agent answers through the tools)."""
+        today = session.state()["date"]
+        questions = session.questions()
+        path = self.folder / "questions.json"
+        write_text(json.dumps(questions, indent=2, ensure_ascii=False) + "\n", path)
+        path.chmod(0o444)
+        write_text(PROMPT.format(date=today, server=SERVER_NAME, ending=ENDING[self.mode]), self.folder / "PROMPT.md")
+
+    def environment(self, session: ReplaySession) -> dict[str, str]:
+        """The command's environment: the user's, plus where the server and the configs are
+        (OpenCode takes its config inline, where it outranks any file in the workspace)."""
+        return {**os.environ, "PASTCAST_MCP_URL": self.url, "PASTCAST_DATE": session.state()["date"],
+                "PASTCAST_WORKSPACE": str(self.folder), "PASTCAST_PROMPT_FILE": str(self.folder / "PROMPT.md"),
+                "PASTCAST_MCP_CONFIG": str(self.config / "claude-mcp.json"),
+                "PASTCAST_CODEX_CONFIG": str(self.config / "codex-config.toml"),
+                "OPENCODE_CONFIG_CONTENT": (self.config / "opencode.json").read_text(encoding="utf-8")}
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    """End the command and everything it started (its own process group)."""
+    for sig, wait in ((signal.SIGTERM, KILL_GRACE_S), (signal.SIGKILL, None)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            break
+        try:
+            proc.wait(wait)
+            break
+        except subprocess.TimeoutExpired:
+            continue
+    proc.wait()
+
+
+class _Agent:
+    """The command, started in the workspace in a process group of its own."""
+
+    def __init__(self, command: str, workspace: Workspace, logs: Path):
+        self.command, self.workspace, self.logs = command, workspace, logs
+        logs.mkdir(parents=True, exist_ok=True)
+
+    def start(self, session: ReplaySession) -> subprocess.Popen:
+        log = (self.logs / f"{session.state()['date']}.log").open("ab")
+        try:
+            return subprocess.Popen(self.command, shell=True, cwd=self.workspace.folder,
+                                    env=self.workspace.environment(session), stdin=subprocess.DEVNULL,
+                                    stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        finally:
+            log.close()
+
+
+def _day_record(session: ReplaySession, day: str, status: str, code: int | None, wall: float,
+                restarts: int = 0) -> Day:
+    calls = dict(sorted(session.calls_by_day.get(day, Counter()).items()))
+    forecasts = sum(1 for e in session.env.ledger if e.date.isoformat() == day)
+    return Day(day, status, code, round(wall, 3), calls, forecasts, restarts)
+
+
+def run_harness(snapshot_dir: str | os.PathLike, out_dir: str | os.PathLike, command: str, mode: str = "per-day",
+                timeout_s: float = 600.0, agent_name: str = "cli-agent", policy: WakePolicy | None = None,
+                force: bool = False, on_day: Callable[[Day], None] | None = None) -> HarnessResult:
+    """Replay ``snapshot_dir`` to the CLI agent ``command`` (a shell command line) and score it."""
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+    if not command.strip():
+        raise ValueError("the agent's command is empty")
+    if not timeout_s > 0:
+        raise ValueError(f"timeout_s must be above 0, got {timeout_s}")
+    out_dir = Path(out_dir)
+    sock = bind(0)
+    try:
+        session = ReplaySession(snapshot_dir, out_dir, agent_name, force=force, policy=policy,
+                                memory_dir=out_dir / WORKSPACE / "memory",
+                                extra={"harness": {"mode": mode, "command": shlex.split(command)[:1],
+                                                   "timeout_s": timeout_s}})
+    except BaseException:
+        sock.close()
+        raise
+    server = HttpServer(session, sock)
+    days: list[Day] = []
+    try:
+        server.start()
+        workspace = Workspace(out_dir / WORKSPACE, out_dir / CONFIG, server.url, mode)
+        agent = _Agent(command, workspace, out_dir / LOGS)
+        drive = _per_day if mode == "per-day" else _one_session
+        drive(session, workspace, agent, timeout_s, days, on_day)
+        if session.result is None:
+            session.finish()
+    except BaseException:
+        server.stop()
+        session.close()
+        raise
+    server.stop()
+    _write_record(out_dir, days, session)
+    return HarnessResult(session.result.summary, days)
+
+
+def _note(days: list[Day], day: Day, on_day: Callable[[Day], None] | None) -> None:
+    days.append(day)
+    if on_day:
+        on_day(day)
+
+
+def _per_day(session: ReplaySession, workspace: Workspace, agent: _Agent, timeout_s: float, days: list[Day],
+             on_day: Callable[[Day], None] | None) -> None:
+    while not session.env.done:
+        day = session.state()["date"]
+        workspace.show_day(session)
+        started = time.monotonic()
+        proc = agent.start(session)
+        try:
+            code, status = proc.wait(timeout_s), None
+        except subprocess.TimeoutExpired:
+            _stop(proc)
+            code, status = None, "timed_out"
+        except BaseException:
+            _stop(proc)
+            raise
+        status = status or ("ok" if code == 0 else "failed")
+        _note(days, _day_record(session, day, status, code, time.monotonic() - started), on_day)
+        if not session.env.done and session.state()["date"] == day:  # the agent did not end its day
+            session.advance(1)
+
+
+def _one_session(session: ReplaySession, workspace: Workspace, agent: _Agent, timeout_s: float, days: list[Day],
+                 on_day: Callable[[Day], None] | None) -> None:
+    restarts = 0
+    while not session.env.done:
+        day = session.state()["date"]
+        workspace.show_day(session)
+        proc = agent.start(session)
+        day_started = time.monotonic()
+        try:
+            while True:
+                code = proc.poll()
+                today = session.state()["date"]
+                if session.env.done or today != day:  # the agent ended its day (and maybe more)
+                    _note_days_ended(session, day, today, day_started, restarts, days, on_day)
+                    if session.env.done:
+                        break
+                    day, day_started = today, session.woken_at.get(today, time.monotonic())
+                    workspace.show_day(session)
+                    continue
+                if code is not None:  # it stopped with the replay unfinished: the day failed
+                    _note(days, _day_record(session, day, "failed", code, time.monotonic() - day_started,
+                                            restarts), on_day)
+                    break
+                if time.monotonic() - day_started > timeout_s:
+                    _stop(proc)
+                    _note(days, _day_record(session, day, "timed_out", None, time.monotonic() - day_started,
+                                            restarts), on_day)
+                    break
+                time.sleep(POLL_S)
+        except BaseException:
+            _stop(proc)
+            raise
+        if session.env.done:
+            if proc.poll() is None:  # the replay is over: the agent's session ends too
+                try:
+                    proc.wait(KILL_GRACE_S)
+                except subprocess.TimeoutExpired:
+                    _stop(proc)
+            break
+        if session.state()["date"] == day:
+            session.advance(1)
+        restarts += 1
+        if proc.poll() is None:
+            _stop(proc)
+
+
+def _note_days_ended(session: ReplaySession, day: str, today: str, day_started: float, restarts: int,
+                     days: list[Day], on_day: Callable[[Day], None] | None) -> None:
+    """Every wake day from ``day`` to before ``today`` ended ok (a quick agent may end several
+    between two looks): each one's wall time runs from its wake to the next."""
+    ended = [w for w in session.wakes if day <= w < today] or [day]
+    now = time.monotonic()
+    for i, wake in enumerate(ended):
+        began = day_started if i == 0 else session.woken_at.get(wake, now)
+        until = session.woken_at.get(ended[i + 1], now) if i + 1 < len(ended) else session.woken_at.get(today, now)
+        _note(days, _day_record(session, wake, "ok", None, max(0.0, until - began), restarts), on_day)
+
+
+def _write_record(out_dir: Path, days: list[Day], session: ReplaySession) -> None:
+    write_json({"days": [vars(d) for d in days], "tool_calls": dict(sorted(session.tool_calls.items())),
+                "forecasts": len(session.env.ledger), "agent_days": len(days),
+                "failed_days": [d.date for d in days if d.status == "failed"],
+                "timed_out_days": [d.date for d in days if d.status == "timed_out"],
+                "wall_s": round(sum(d.wall_s for d in days), 3)}, out_dir / HARNESS)

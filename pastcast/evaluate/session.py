@@ -1,0 +1,339 @@
+"""One replay driven from outside the process: the environment, its run folder, the agent's
+memory, and every tool an external agent may call, as JSON-ready values.
+
+``eval serve`` (HTTP), ``eval mcp`` (MCP over stdio or streamable HTTP) and ``eval harness``
+(a CLI agent run day by day) all drive a ``ReplaySession``; only the transport differs. The
+session holds the snapshot and the answers; what it returns is what ``ReplayEnvironment``'s
+public tools give on the current simulated day, and answers and the agent's own scores only
+for questions already resolved. When the clock passes the window's end the run is scored
+exactly like ``eval run`` (ledger.jsonl, scores.parquet, run.json in the run folder).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import threading
+import time
+from collections import Counter
+from dataclasses import asdict
+from datetime import date, datetime, timedelta
+from pathlib import Path
+
+from pastcast.evaluate.environment import ReplayEnvironment, ResolvedQuestion
+from pastcast.evaluate.policies import EveryDay, WakePolicy
+from pastcast.evaluate.run_folder import MEMORY, PARTIAL, claim_run_folder
+from pastcast.evaluate.runner import finish_run, ledger_line, utcnow
+from pastcast.evaluate.scoring import brier_skill_score, time_weighted_bss, top1_accuracy
+from pastcast.io import write_text
+
+MAX_K = 100
+MAX_ADVANCE_DAYS = 10_000  # far past any window: advancing past the end just ends the replay
+MAX_NOTE_BYTES = 256 << 10  # one memory note
+MAX_MEMORY_BYTES = 8 << 20  # all of a run's notes
+MAX_TEXT_CHARS = 20_000  # an article's text in a search hit, when asked for
+NOTE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+_LOCK_FILE = ".lock"  # claim_run_folder's lock
+
+
+def short(value, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def jsonable(value):
+    """Dates as ISO strings, tuples as lists, recursively: a tool result is plain JSON."""
+    if isinstance(value, (date, datetime)):
+        return value.isoformat()
+    if isinstance(value, dict):
+        return {k: jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    return value
+
+
+def advance_days(value) -> int:
+    """Days to advance: an integer in 1..MAX_ADVANCE_DAYS (a bool, a float, a string, null, 0
+    or a negative number is refused, never rounded)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_ADVANCE_DAYS:
+        raise ValueError(f"days must be an integer from 1 to {MAX_ADVANCE_DAYS}, got {short(value)}")
+    return value
+
+
+def clamp_k(value) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"k must be an integer (clamped to 1..{MAX_K}), got {short(value)}")
+    return max(1, min(MAX_K, value))
+
+
+def parse_day(value, name: str) -> date | None:
+    if value is None or value == "":
+        return None
+    if isinstance(value, str):
+        try:
+            return date.fromisoformat(value.strip()[:10])
+        except ValueError:
+            pass
+    raise ValueError(f"{name} must be a YYYY-MM-DD date, got {short(value)}")
+
+
+def _own_score(question: ResolvedQuestion, history: list[tuple[date, dict]], start: date, end: date) -> dict:
+    """The agent's score on a resolved question, as ``eval run`` scores it (the matching
+    rules; an LLM judge, when a run has one, rules only at the end)."""
+    history = [(d, f) for d, f in history if d < question.resolution_date]
+    final = history[-1][1] if history else {}
+    window_start = max(question.open_date, start)
+    window_end = min(question.resolution_date, end + timedelta(days=1))
+    return {"final_forecast": final or None,
+            "bss": brier_skill_score(final, question.answer, question.answer_aliases),
+            "accuracy": top1_accuracy(final, question.answer, question.answer_aliases),
+            "time_weighted_bss": time_weighted_bss(history, question.answer, question.answer_aliases,
+                                                   window_start, window_end)}
+
+
+class ReplaySession:
+    """One replay, its ledger file, its memory notes, its scoring at the end. Every method is
+    safe to call from several threads (one call at a time touches the environment)."""
+
+    def __init__(self, snapshot_dir: str | os.PathLike, out_dir: str | os.PathLike, agent_name: str = "external",
+                 force: bool = False, policy: WakePolicy | None = None, memory_dir: str | os.PathLike | None = None,
+                 extra: dict | None = None):
+        self.snapshot_dir, self.out_dir = Path(snapshot_dir), Path(out_dir)
+        self.env = ReplayEnvironment(self.snapshot_dir)  # checks the snapshot first
+        # what this run creates, removed again if it ends without a forecast
+        self._created_dirs = []
+        for p in (self.out_dir, *self.out_dir.parents):
+            if p.exists():
+                break
+            self._created_dirs.append(p)
+        self._created_lock = not (self.out_dir / _LOCK_FILE).exists()
+        # one writer per run folder, never over a finished run unless asked (held while serving)
+        self.folder_lock = claim_run_folder(self.out_dir, force=force)
+        self.agent_name, self.started = agent_name, utcnow()
+        self.policy = policy or EveryDay()
+        self.extra = dict(extra or {})
+        self.lock = threading.RLock()
+        self.memory_dir = Path(memory_dir) if memory_dir is not None else self.out_dir / MEMORY
+        self._partial = self.out_dir / PARTIAL
+        self.result = None
+        self.tool_calls: Counter[str] = Counter()
+        self.calls_by_day: dict[str, Counter[str]] = {}
+        self.wakes: list[str] = []  # the days the agent was woken, in order
+        self.woken_at: dict[str, float] = {}  # and when (time.monotonic), for wall time per day
+        self._last_wake: date | None = None
+        try:
+            self._ledger = self._partial.open("w", encoding="utf-8")
+        except BaseException:
+            self._ledger = None
+            self._discard()
+            raise
+        self._wake()
+
+    # -- bookkeeping ------------------------------------------------------------------------
+    def count(self, tool: str) -> None:
+        """A tool call, counted for the run record (by name, and by simulated day)."""
+        with self.lock:
+            self.tool_calls[tool] += 1
+            self.calls_by_day.setdefault(self.env.today.isoformat(), Counter())[tool] += 1
+
+    def _wake(self) -> None:
+        """Move on to the first day the policy wakes the agent (today, if it does)."""
+        while not self.env.done and not self.policy.decide(self.env, self._last_wake):
+            self.env.advance()
+        if not self.env.done:
+            self.env.requested_wake = None
+            self._last_wake = self.env.today
+            self.wakes.append(self.env.today.isoformat())
+            self.woken_at[self.env.today.isoformat()] = time.monotonic()
+
+    # -- tools ------------------------------------------------------------------------------
+    def state(self) -> dict:
+        with self.lock:
+            env = self.env
+            return {"date": env.today.isoformat(), "today": env.today.isoformat(),
+                    "start": env.start.isoformat(), "end": env.end.isoformat(), "done": env.done,
+                    "forecasts": len(env.ledger), "agent": self.agent_name}
+
+    def questions(self) -> dict:
+        """The open questions (no answers), each with the agent's standing forecast."""
+        with self.lock:
+            standing = {e.question_id: dict(e.forecast) for e in self.env.ledger}
+            return {"date": self.env.today.isoformat(),
+                    "questions": [{**jsonable(asdict(q)), "your_forecast": standing.get(q.question_id)}
+                                  for q in self.env.open_questions()]}
+
+    def _search(self, posts: bool, query, k, from_date, to_date, full_text: bool = False) -> dict:
+        if not isinstance(query, str):
+            raise ValueError(f"query must be a string, got {short(query)}")
+        k = clamp_k(10 if k is None else k)
+        since, until = parse_day(from_date, "from_date"), parse_day(to_date, "to_date")
+        with self.lock:
+            today, notes = self.env.today, []
+            if until is not None and until > today:
+                notes.append(f"to_date {until} is after today ({today}): searched through {today}")
+            if since is not None and since > today:
+                notes.append(f"from_date {since} is after today ({today}): nothing is published yet")
+            search = self.env.search_posts if posts else self.env.search
+            hits = search(query, k=k, since=since, until=until)
+        out = []
+        for h in hits:
+            hit = {"id": h.article_id, "title": h.title, "published_at": h.published_at.isoformat(),
+                   "score": round(h.score, 4), "snippet": h.snippet}
+            if full_text:
+                hit["text"] = h.text[:MAX_TEXT_CHARS]
+            out.append(hit)
+        return {"date": today.isoformat(), "query": query, "hits": out, **({"note": "; ".join(notes)} if notes else {})}
+
+    def search_news(self, query, k=10, from_date=None, to_date=None, full_text: bool = False) -> dict:
+        return self._search(False, query, k, from_date, to_date, full_text)
+
+    def search_posts(self, query, k=10, from_date=None, to_date=None) -> dict:
+        return self._search(True, query, k, from_date, to_date)
+
+    def market_consensus(self, question_id) -> dict:
+        if not isinstance(question_id, str):
+            raise ValueError(f"question_id must be a string, got {short(question_id)}")
+        with self.lock:
+            return {"date": self.env.today.isoformat(), "question_id": question_id,
+                    "consensus": self.env.market_consensus(question_id)}
+
+    def submit_forecast(self, question_id, outcomes) -> dict:
+        """Validated as ``eval run`` validates (InvalidForecast names the reason)."""
+        if not isinstance(question_id, str):
+            raise ValueError(f"question_id must be a string, got {short(question_id)}")
+        with self.lock:
+            if self.env.done:
+                raise ValueError("the replay is over")
+            entry = self.env.submit(question_id, outcomes)
+            self._ledger.write(ledger_line(entry, self.agent_name) + "\n")
+            self._ledger.flush()
+            return {"question_id": entry.question_id, "date": entry.date.isoformat(), "forecast": dict(entry.forecast)}
+
+    def _resolved(self, since: date | None = None) -> list[dict]:
+        """Resolved questions (resolved after ``since``, when given) with answers and the
+        agent's own scores."""
+        env = self.env
+        history: dict[str, list[tuple[date, dict]]] = {}
+        for e in env.ledger:
+            history.setdefault(e.question_id, []).append((e.date, dict(e.forecast)))
+        return [{**jsonable(asdict(q)), **_own_score(q, history.get(q.question_id, []), env.start, env.end)}
+                for q in env.resolved() if since is None or q.resolution_date > since]
+
+    def resolved_questions(self) -> dict:
+        with self.lock:
+            return {"date": self.env.today.isoformat(), "questions": self._resolved()}
+
+    def advance(self, days=1) -> dict:
+        """Advance ``days``, then on to the day the policy next wakes the agent;
+        what resolved meanwhile (answers, the agent's scores), how many articles were
+        published meanwhile, and, once past the window's end, the scored run's summary."""
+        days = advance_days(days)
+        with self.lock:
+            env = self.env
+            if env.done:
+                raise ValueError("the replay is over")
+            before = env.today
+            env.sleep(days)  # the policy "sleep" wakes on it; the others decide for themselves
+            for _ in range(days):
+                if env.done:
+                    break
+                env.advance()
+            self._wake()
+            through = min(env.today, env.end)
+            out = {**self.state(), "previous_date": before.isoformat(),
+                   "resolved": [q for q in self._resolved(since=before) if q["resolution_date"] <= through.isoformat()],
+                   "new_articles": env.articles_published(before + timedelta(days=1), through)}
+            if env.done:
+                self._finish()
+                out["summary"] = self.result.summary
+            return out
+
+    # -- memory -----------------------------------------------------------------------------
+    def _note(self, name) -> Path:
+        if not isinstance(name, str) or not NOTE_NAME.fullmatch(name) or ".." in name:
+            raise ValueError(f"a note's name is 1-64 letters, digits, '.', '_' or '-' (starting with a letter "
+                             f"or digit), got {short(name)}")
+        return self.memory_dir / name
+
+    def memory_write(self, name, text, append: bool = False) -> dict:
+        if not isinstance(text, str):
+            raise ValueError(f"text must be a string, got {short(text)}")
+        path = self._note(name)
+        with self.lock:
+            old = path.read_text(encoding="utf-8") if append and path.is_file() else ""
+            new = old + text
+            if len(new.encode()) > MAX_NOTE_BYTES:
+                raise ValueError(f"a note holds at most {MAX_NOTE_BYTES} bytes; {name!r} would hold {len(new.encode())}")
+            others = sum(p.stat().st_size for p in self.memory_dir.glob("*") if p.is_file() and p != path) \
+                if self.memory_dir.is_dir() else 0
+            if others + len(new.encode()) > MAX_MEMORY_BYTES:
+                raise ValueError(f"memory is full ({MAX_MEMORY_BYTES} bytes over all notes): rewrite or shorten a note")
+            self.memory_dir.mkdir(parents=True, exist_ok=True)
+            write_text(new, path)  # atomic: a note is never half written
+            return {"name": name, "bytes": len(new.encode()), "date": self.env.today.isoformat()}
+
+    def memory_read(self, name=None) -> dict:
+        with self.lock:
+            if name is None or name == "":
+                notes = sorted(p for p in self.memory_dir.glob("*") if p.is_file()) if self.memory_dir.is_dir() else []
+                return {"notes": [{"name": p.name, "bytes": p.stat().st_size} for p in notes]}
+            path = self._note(name)
+            if not path.is_file():
+                raise ValueError(f"no note named {name!r} (memory_read without a name lists them)")
+            return {"name": name, "text": path.read_text(encoding="utf-8")}
+
+    # -- the end ----------------------------------------------------------------------------
+    def _finish(self) -> None:
+        if self.result is not None:
+            return
+        if not self._ledger.closed:
+            self._ledger.close()
+            os.replace(self._partial, self.out_dir / "ledger.jsonl")
+        try:
+            self.result = finish_run(self.env, self.snapshot_dir, self.out_dir, self.agent_name, self.started, {
+                "policy": self.policy.name, "wakes": len(self.wakes),
+                "tool_calls": dict(sorted(self.tool_calls.items())), **self.extra})
+        finally:
+            self.folder_lock.release()  # the run is written: the folder is free
+
+    def finish(self) -> dict:
+        """Advance to the window's end (no more wakes) and score the run."""
+        with self.lock:
+            while not self.env.done:
+                self.env.advance()
+            self._finish()
+            return self.result.summary
+
+    def close(self) -> bool:
+        """End the run (its transport has stopped). A finished run is left as written. An
+        unfinished one without a forecast is removed with whatever it created (its partial
+        ledger, memory, the lock, folders), so the folder can be used again without
+        ``--force``; one with forecasts keeps its partial ledger (True: an unfinished run is
+        left)."""
+        if self.result is not None:
+            return False
+        with self.lock:
+            if self._ledger is not None and not self._ledger.closed:
+                self._ledger.close()
+            if self.env.ledger or self.env.done:  # forecasts, or a ledger scoring failed on
+                self.folder_lock.release()
+                return True
+            self._discard()
+            return False
+
+    def _discard(self) -> None:
+        """Remove this unfinished run's own files, then free the folder."""
+        try:
+            self._partial.unlink(missing_ok=True)
+            if self.memory_dir.is_dir() and self.out_dir in self.memory_dir.parents:
+                shutil.rmtree(self.memory_dir, ignore_errors=True)
+            if self._created_lock:
+                (self.out_dir / _LOCK_FILE).unlink(missing_ok=True)
+            for folder in self._created_dirs:  # deepest first; one that is not empty stays
+                try:
+                    folder.rmdir()
+                except OSError:
+                    break
+        finally:
+            self.folder_lock.release()
