@@ -39,6 +39,9 @@ def fortnight(demo_snapshot, tmp_path, monkeypatch):
     manifest["window"]["end"] = (start + timedelta(days=WINDOW_DAYS - 1)).isoformat()
     write_json(manifest, copy / MANIFEST)
     monkeypatch.setenv("PASTCAST_CACHE", str(tmp_path / "cache"))
+    from pastcast.evaluate.environment import ReplayEnvironment
+
+    ReplayEnvironment(copy).search("warm the index")  # built now, not inside an agent's timed day
     return copy, start
 
 
@@ -63,22 +66,29 @@ def _workspace_files(run: Path) -> list[tuple[date, str]]:
 @pytest.mark.parametrize("mode", ["per-day", "session"])
 def test_a_scripted_cli_agent_runs_a_fortnight_with_a_crash_and_a_hang(fortnight, tmp_path, monkeypatch, mode):
     snapshot, start = fortnight
-    crash, hang = start + timedelta(days=3), start + timedelta(days=6)
+    crash, hang, ends = start + timedelta(days=3), start + timedelta(days=6), start + timedelta(days=9)
     log = tmp_path / "seen.jsonl"
     monkeypatch.setenv("SCRIPTED_LOG", str(log))
     monkeypatch.setenv("SCRIPTED_CRASH_ON", crash.isoformat())
     monkeypatch.setenv("SCRIPTED_HANG_ON", hang.isoformat())
+    if mode == "per-day":  # an agent that ends its own day with next_day, then lingers: stopped
+        monkeypatch.setenv("SCRIPTED_NEXT_DAY_ON", ends.isoformat())
     command = f"{shlex.quote(sys.executable)} {shlex.quote(str(AGENT))}" + (" --session" if mode == "session" else "")
     run = tmp_path / "run"
-    result = run_harness(snapshot, run, command, mode=mode, timeout_s=8.0, agent_name="scripted")
+    # the timeout only has to catch the hang: a normal day takes a second or two (the index is
+    # built beforehand), so 12 s is several times that even on a loaded machine
+    result = run_harness(snapshot, run, command, mode=mode, timeout_s=12.0, agent_name="scripted")
 
     assert result.failed == [crash.isoformat()] and result.timed_out == [hang.isoformat()]
     record = json.loads((run / "harness.json").read_text())
     days = {d["date"]: d for d in record["days"]}
     assert set(days) == {(start + timedelta(days=i)).isoformat() for i in range(WINDOW_DAYS)}  # every day, once
     assert days[crash.isoformat()]["exit_code"] == 3
+    if mode == "per-day":
+        assert days[ends.isoformat()]["status"] == "ok" and days[ends.isoformat()]["tool_calls"]["next_day"] == 1
     ok = [d for d in record["days"] if d["status"] == "ok"]
-    assert len(ok) == WINDOW_DAYS - 2 and all(d["tool_calls"].get("list_questions") == 1 for d in ok)
+    assert len(ok) == WINDOW_DAYS - 2
+    assert all(d["tool_calls"].get("list_questions") == 1 for d in ok if d["date"] != ends.isoformat())
     assert all(d["wall_s"] >= 0 for d in record["days"])
     assert record["forecasts"] == sum(d["forecasts"] for d in record["days"]) > 0
     # the command's output is kept, by the day it started on (a session's, from its first day)
@@ -107,6 +117,36 @@ def test_a_scripted_cli_agent_runs_a_fortnight_with_a_crash_and_a_hang(fortnight
     assert not any(p.suffix == ".parquet" for p in (run / "workspace").rglob("*"))
     # nothing it saw (tool results, errors, workspace files) held an answer before its time
     assert leaks(snapshot, _seen(log) + _workspace_files(run)) == []
+
+
+def test_an_interrupted_run_keeps_its_forecasts_and_one_without_leaves_nothing(fortnight, tmp_path, monkeypatch):
+    snapshot, start = fortnight
+    monkeypatch.setenv("SCRIPTED_LOG", str(tmp_path / "seen.jsonl"))
+    command = f"{shlex.quote(sys.executable)} {shlex.quote(str(AGENT))}"
+
+    def interrupt_after(n):
+        def on_day(day):
+            if len(seen) + 1 >= n:
+                raise KeyboardInterrupt
+            seen.append(day)
+        seen = []
+        return on_day
+
+    run = tmp_path / "run"
+    with pytest.raises(KeyboardInterrupt):  # day 1: the agent forecasts nothing (no candidates yet)
+        run_harness(snapshot, run, "true", timeout_s=20.0, on_day=interrupt_after(1))
+    assert not run.exists()  # no forecast: no run, no workspace, no logs; a retry needs no --force
+    with pytest.raises(KeyboardInterrupt):
+        run_harness(snapshot, run, command, timeout_s=20.0, on_day=interrupt_after(WINDOW_DAYS // 2))
+    forecasts = (run / ".ledger.jsonl.partial").read_text().count("\n")
+    assert forecasts > 0 and not (run / "run.json").exists()
+    with pytest.raises(FileExistsError, match="unfinished"):  # kept, and refused without --force
+        run_harness(snapshot, run, command, timeout_s=20.0)
+    (run / "workspace" / "memory" / "stuck").mkdir()
+    (run / "workspace" / "memory" / "stuck").chmod(0o500)  # what an agent could leave behind
+    result = run_harness(snapshot, run, "true", timeout_s=20.0, force=True)
+    assert len(result.days) == WINDOW_DAYS and not (run / "workspace" / "memory" / "stuck").exists()
+    assert not (run / "workspace" / "memory" / "days").exists()  # the earlier run's notes are gone
 
 
 def test_the_cli_refuses_a_bad_command_and_a_finished_run(fortnight, tmp_path):

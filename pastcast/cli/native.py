@@ -3,6 +3,7 @@ agents over MCP), over ``pastcast.evaluate.mcp_server`` and ``pastcast.evaluate.
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 
 import click
@@ -107,7 +108,8 @@ def eval_mcp(snapshot_ref: str, out_dir: str, root: str, force: bool, policy: st
 @_common
 @click.option("--command", "agent_command", required=True,
               help="The agent's shell command line, run in the workspace (env: PASTCAST_MCP_URL, PASTCAST_DATE, "
-                   "PASTCAST_PROMPT_FILE, PASTCAST_MCP_CONFIG, OPENCODE_CONFIG_CONTENT); README: recipes for Claude Code, "
+                   "PASTCAST_PROMPT_FILE, PASTCAST_WORKSPACE, PASTCAST_MCP_CONFIG, PASTCAST_CODEX_CONFIG, "
+                   "OPENCODE_CONFIG_CONTENT); README: recipes for Claude Code, "
                    "Codex, OpenCode.")
 @click.option("--per-day/--session", "per_day", default=True, show_default=True,
               help="Run the command once per simulated day, or once for the whole replay (it calls next_day).")
@@ -133,9 +135,19 @@ def eval_harness(snapshot_ref: str, out_dir: str, root: str, force: bool, policy
         calls = sum(day.tool_calls.values())
         console.print(f"{day.date}: {day.status}, {day.wall_s:.1f} s, {calls} tool calls, {day.forecasts} forecasts")
 
-    with user_errors():
-        result = run_harness(folder, out_dir, agent_command, mode="per-day" if per_day else "session",
-                             timeout_s=timeout_s, agent_name=agent_name, policy=wake, force=force, on_day=on_day)
+    def interrupted(signum, frame):  # a SIGTERM (a scheduler, CI) ends the agent as Ctrl-C does
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, interrupted)
+    try:
+        with user_errors():
+            result = run_harness(folder, out_dir, agent_command, mode="per-day" if per_day else "session",
+                                 timeout_s=timeout_s, agent_name=agent_name, policy=wake, force=force,
+                                 on_day=on_day)
+    except KeyboardInterrupt:
+        console.print(f"interrupted: the agent was stopped; forecasts so far are kept in {out_dir} "
+                      "(--force replaces the run)")
+        raise SystemExit(130) from None
     failed = f", failed on {', '.join(result.failed)}" if result.failed else ""
     late = f", timed out on {', '.join(result.timed_out)}" if result.timed_out else ""
     click.echo(f"{len(result.days)} agent days{failed}{late}; {_summary_line(result.summary)}; "

@@ -26,7 +26,6 @@ import shlex
 import signal
 import subprocess
 import time
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -126,27 +125,34 @@ class Workspace:
         write_text(PROMPT.format(date=today, server=SERVER_NAME, ending=ENDING[self.mode]), self.folder / "PROMPT.md")
 
     def environment(self, session: ReplaySession) -> dict[str, str]:
-        """The command's environment: the user's, plus where the server and the configs are
-        (OpenCode takes its config inline, where it outranks any file in the workspace)."""
-        return {**os.environ, "PASTCAST_MCP_URL": self.url, "PASTCAST_DATE": session.state()["date"],
+        """The command's environment: the user's less pastcast's own settings (they name its
+        folders: caches, runs), plus where the server and the configs are (OpenCode takes its
+        config inline, where it outranks any file in the workspace)."""
+        own = {k: v for k, v in os.environ.items() if not k.startswith("PASTCAST_")}
+        return {**own, "PASTCAST_MCP_URL": self.url, "PASTCAST_DATE": session.state()["date"],
                 "PASTCAST_WORKSPACE": str(self.folder), "PASTCAST_PROMPT_FILE": str(self.folder / "PROMPT.md"),
                 "PASTCAST_MCP_CONFIG": str(self.config / "claude-mcp.json"),
                 "PASTCAST_CODEX_CONFIG": str(self.config / "codex-config.toml"),
                 "OPENCODE_CONFIG_CONTENT": (self.config / "opencode.json").read_text(encoding="utf-8")}
 
 
+def _signal_group(proc: subprocess.Popen, sig: int) -> None:
+    try:
+        os.killpg(proc.pid, sig)
+    except ProcessLookupError:
+        pass
+
+
 def _stop(proc: subprocess.Popen) -> None:
-    """End the command and everything it started (its own process group)."""
-    for sig, wait in ((signal.SIGTERM, KILL_GRACE_S), (signal.SIGKILL, None)):
+    """End the command and everything it started (its own process group): SIGTERM, a grace
+    period for the command, then SIGKILL to whatever of the group is left."""
+    if proc.poll() is None:
+        _signal_group(proc, signal.SIGTERM)
         try:
-            os.killpg(proc.pid, sig)
-        except ProcessLookupError:
-            break
-        try:
-            proc.wait(wait)
-            break
+            proc.wait(KILL_GRACE_S)
         except subprocess.TimeoutExpired:
-            continue
+            pass
+    _signal_group(proc, signal.SIGKILL)  # children that outlived the command, or ignored SIGTERM
     proc.wait()
 
 
@@ -169,8 +175,7 @@ class _Agent:
 
 def _day_record(session: ReplaySession, day: str, status: str, code: int | None, wall: float,
                 restarts: int = 0) -> Day:
-    calls = dict(sorted(session.calls_by_day.get(day, Counter()).items()))
-    forecasts = sum(1 for e in session.env.ledger if e.date.isoformat() == day)
+    calls, forecasts = session.day_stats(day)
     return Day(day, status, code, round(wall, 3), calls, forecasts, restarts)
 
 
@@ -182,34 +187,43 @@ def run_harness(snapshot_dir: str | os.PathLike, out_dir: str | os.PathLike, com
         raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
     if not command.strip():
         raise ValueError("the agent's command is empty")
+    try:
+        program = shlex.split(command)[0]
+    except ValueError as exc:
+        raise ValueError(f"the agent's command cannot be parsed: {exc}") from None
     if not timeout_s > 0:
         raise ValueError(f"timeout_s must be above 0, got {timeout_s}")
     out_dir = Path(out_dir)
     sock = bind(0)
     try:
         session = ReplaySession(snapshot_dir, out_dir, agent_name, force=force, policy=policy,
-                                memory_dir=out_dir / WORKSPACE / "memory",
-                                extra={"harness": {"mode": mode, "command": shlex.split(command)[:1],
-                                                   "timeout_s": timeout_s}})
+                                memory_dir=out_dir / WORKSPACE / "memory", hold_folder=True,
+                                extra={"harness": {"mode": mode, "program": program, "timeout_s": timeout_s}})
     except BaseException:
         sock.close()
         raise
-    server = HttpServer(session, sock)
     days: list[Day] = []
+    server = None
     try:
-        server.start()
+        server = HttpServer(session, sock).start()
         workspace = Workspace(out_dir / WORKSPACE, out_dir / CONFIG, server.url, mode)
+        workspace.show_day(session)
+        session.on_wake = lambda: workspace.show_day(session)  # rewritten before next_day answers
         agent = _Agent(command, workspace, out_dir / LOGS)
         drive = _per_day if mode == "per-day" else _one_session
-        drive(session, workspace, agent, timeout_s, days, on_day)
+        drive(session, agent, timeout_s, days, on_day)
         if session.result is None:
             session.finish()
-    except BaseException:
         server.stop()
+        _write_record(out_dir, days, session)  # while the run folder is still this run's
+    except BaseException:
+        if server is not None:
+            server.stop()
+        else:
+            sock.close()
         session.close()
         raise
-    server.stop()
-    _write_record(out_dir, days, session)
+    session.close()  # scored: frees the folder
     return HarnessResult(session.result.summary, days)
 
 
@@ -219,33 +233,37 @@ def _note(days: list[Day], day: Day, on_day: Callable[[Day], None] | None) -> No
         on_day(day)
 
 
-def _per_day(session: ReplaySession, workspace: Workspace, agent: _Agent, timeout_s: float, days: list[Day],
+def _per_day(session: ReplaySession, agent: _Agent, timeout_s: float, days: list[Day],
              on_day: Callable[[Day], None] | None) -> None:
     while not session.env.done:
         day = session.state()["date"]
-        workspace.show_day(session)
         started = time.monotonic()
         proc = agent.start(session)
+        status, code, ended_at = None, None, None
         try:
-            code, status = proc.wait(timeout_s), None
-        except subprocess.TimeoutExpired:
-            _stop(proc)
-            code, status = None, "timed_out"
-        except BaseException:
-            _stop(proc)
-            raise
-        status = status or ("ok" if code == 0 else "failed")
+            while (code := proc.poll()) is None:
+                now = time.monotonic()
+                if now - started > timeout_s:
+                    status = "timed_out"
+                    break
+                if session.state()["date"] != day:  # it called next_day: its day is over
+                    ended_at = ended_at or now
+                    if now - ended_at > KILL_GRACE_S:
+                        break
+                time.sleep(POLL_S)
+        finally:
+            _stop(proc)  # whatever is left of it, children too
+        if status is None:
+            status = "ok" if code == 0 or ended_at is not None else "failed"
         _note(days, _day_record(session, day, status, code, time.monotonic() - started), on_day)
-        if not session.env.done and session.state()["date"] == day:  # the agent did not end its day
-            session.advance(1)
+        session.advance_if_today(day)  # the agent did not end its day: the harness does
 
 
-def _one_session(session: ReplaySession, workspace: Workspace, agent: _Agent, timeout_s: float, days: list[Day],
+def _one_session(session: ReplaySession, agent: _Agent, timeout_s: float, days: list[Day],
                  on_day: Callable[[Day], None] | None) -> None:
     restarts = 0
     while not session.env.done:
         day = session.state()["date"]
-        workspace.show_day(session)
         proc = agent.start(session)
         day_started = time.monotonic()
         try:
@@ -256,8 +274,7 @@ def _one_session(session: ReplaySession, workspace: Workspace, agent: _Agent, ti
                     _note_days_ended(session, day, today, day_started, restarts, days, on_day)
                     if session.env.done:
                         break
-                    day, day_started = today, session.woken_at.get(today, time.monotonic())
-                    workspace.show_day(session)
+                    day, day_started = today, session.wake_times()[1].get(today, time.monotonic())
                     continue
                 if code is not None:  # it stopped with the replay unfinished: the day failed
                     _note(days, _day_record(session, day, "failed", code, time.monotonic() - day_started,
@@ -269,32 +286,27 @@ def _one_session(session: ReplaySession, workspace: Workspace, agent: _Agent, ti
                                             restarts), on_day)
                     break
                 time.sleep(POLL_S)
-        except BaseException:
-            _stop(proc)
-            raise
-        if session.env.done:
-            if proc.poll() is None:  # the replay is over: the agent's session ends too
+            if session.env.done and proc.poll() is None:  # the replay is over: so is its session
                 try:
                     proc.wait(KILL_GRACE_S)
                 except subprocess.TimeoutExpired:
-                    _stop(proc)
-            break
-        if session.state()["date"] == day:
-            session.advance(1)
-        restarts += 1
-        if proc.poll() is None:
+                    pass
+        finally:
             _stop(proc)
+        session.advance_if_today(day)
+        restarts += 1
 
 
 def _note_days_ended(session: ReplaySession, day: str, today: str, day_started: float, restarts: int,
                      days: list[Day], on_day: Callable[[Day], None] | None) -> None:
     """Every wake day from ``day`` to before ``today`` ended ok (a quick agent may end several
     between two looks): each one's wall time runs from its wake to the next."""
-    ended = [w for w in session.wakes if day <= w < today] or [day]
+    wakes, woken_at = session.wake_times()
+    ended = [w for w in wakes if day <= w < today] or [day]
     now = time.monotonic()
     for i, wake in enumerate(ended):
-        began = day_started if i == 0 else session.woken_at.get(wake, now)
-        until = session.woken_at.get(ended[i + 1], now) if i + 1 < len(ended) else session.woken_at.get(today, now)
+        began = day_started if i == 0 else woken_at.get(wake, now)
+        until = woken_at.get(ended[i + 1], now) if i + 1 < len(ended) else woken_at.get(today, now)
         _note(days, _day_record(session, wake, "ok", None, max(0.0, until - began), restarts), on_day)
 
 

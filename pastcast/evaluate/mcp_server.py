@@ -30,6 +30,7 @@ from pastcast.evaluate.session import ReplaySession
 HOST = "127.0.0.1"
 PATH = "/mcp"
 SERVER_NAME = "pastcast"
+GRACEFUL_SHUTDOWN_S = 5  # requests in flight when the server stops (the session refuses changes once closed)
 
 INSTRUCTIONS = """You are forecasting on a replay of the past, one simulated day at a time.
 Today is the simulated date every tool reports; you only see what was published by the end of
@@ -169,7 +170,8 @@ class HttpServer:
 
         self.session, self._socket = session, sock
         app = build_server(session).streamable_http_app(streamable_http_path=PATH, host=HOST)
-        self._server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+        self._server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on",
+                                                     timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S))
         self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [sock]}, daemon=True,
                                         name="pastcast-mcp")
 
@@ -190,9 +192,9 @@ class HttpServer:
     def serve_until_done(self, poll: float = 0.2, grace: float = 1.0) -> None:
         """Serve until the replay is over (then a moment more, so the last answer is read)."""
         try:
-            while self._thread.is_alive() and self.session.result is None:
+            while self._thread.is_alive() and self.session.result is None and not self.session.env.done:
                 self._thread.join(poll)
-            if self.session.result is not None:
+            if self.session.env.done:
                 time.sleep(grace)
         finally:
             self.stop()

@@ -42,6 +42,26 @@ class RunFolderLock:
             self._handle = None
 
 
+def remove_tree(folder: Path) -> None:
+    """Remove ``folder`` whatever an agent did to its modes (a read-only note, a folder without
+    write permission); an error when it cannot be removed, never a silent leftover."""
+    def writable_then_retry(function, path, _exc_info):
+        for target in (Path(path).parent, Path(path)):
+            try:
+                if not target.is_symlink():
+                    target.chmod(0o700)
+            except OSError:
+                pass
+        function(path)
+
+    if folder.is_symlink() or folder.is_file():
+        folder.unlink()
+    elif folder.exists():
+        shutil.rmtree(folder, onerror=writable_then_retry)
+    if folder.exists() or folder.is_symlink():
+        raise OSError(f"{folder} could not be removed")
+
+
 def claim_run_folder(out_dir: str | os.PathLike, resume: bool = False, force: bool = False) -> RunFolderLock:
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -59,11 +79,14 @@ def claim_run_folder(out_dir: str | os.PathLike, resume: bool = False, force: bo
         finished = (out_dir / "ledger.jsonl").is_file() and (out_dir / "run.json").is_file()
         # a replay that stopped while scoring (a ledger, no run.json) resumes by scoring again
         unfinished = (out_dir / PARTIAL).is_file() or (out_dir / "ledger.jsonl").is_file() and not finished
+        # an agent's notes, workspace or logs are a run too: written later in a replay, they may
+        # hold answers that came out then, and must never reach the first day of another
+        unfinished = unfinished or any((out_dir / name).exists() for name in RUN_FOLDERS)
         if force:
             for name in RUN_FILES:
                 (out_dir / name).unlink(missing_ok=True)
-            for name in RUN_FOLDERS:  # an earlier run's notes were written after its answers came out
-                shutil.rmtree(out_dir / name, ignore_errors=True)
+            for name in RUN_FOLDERS:
+                remove_tree(out_dir / name)
         elif resume and finished and not unfinished:
             raise FileExistsError(f"{out_dir} holds a finished run: nothing to resume (--force replaces it)")
         elif not resume and (finished or unfinished):

@@ -13,17 +13,17 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import asdict
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
 from pastcast.evaluate.environment import ReplayEnvironment, ResolvedQuestion
 from pastcast.evaluate.policies import EveryDay, WakePolicy
-from pastcast.evaluate.run_folder import MEMORY, PARTIAL, claim_run_folder
+from pastcast.evaluate.run_folder import MEMORY, PARTIAL, RUN_FOLDERS, claim_run_folder, remove_tree
 from pastcast.evaluate.runner import finish_run, ledger_line, utcnow
 from pastcast.evaluate.scoring import brier_skill_score, time_weighted_bss, top1_accuracy
 from pastcast.io import write_text
@@ -33,6 +33,8 @@ MAX_ADVANCE_DAYS = 10_000  # far past any window: advancing past the end just en
 MAX_NOTE_BYTES = 256 << 10  # one memory note
 MAX_MEMORY_BYTES = 8 << 20  # all of a run's notes
 MAX_TEXT_CHARS = 20_000  # an article's text in a search hit, when asked for
+DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+EARLIEST_DAY = date(1900, 1, 1)
 NOTE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 _LOCK_FILE = ".lock"  # claim_run_folder's lock
 
@@ -70,11 +72,13 @@ def clamp_k(value) -> int:
 def parse_day(value, name: str) -> date | None:
     if value is None or value == "":
         return None
-    if isinstance(value, str):
+    if isinstance(value, str) and DAY.fullmatch(value.strip()):
         try:
-            return date.fromisoformat(value.strip()[:10])
+            day = date.fromisoformat(value.strip())
         except ValueError:
             pass
+        else:
+            return max(day, EARLIEST_DAY)  # no article is older; a day before it is that day
     raise ValueError(f"{name} must be a YYYY-MM-DD date, got {short(value)}")
 
 
@@ -98,7 +102,9 @@ class ReplaySession:
 
     def __init__(self, snapshot_dir: str | os.PathLike, out_dir: str | os.PathLike, agent_name: str = "external",
                  force: bool = False, policy: WakePolicy | None = None, memory_dir: str | os.PathLike | None = None,
-                 extra: dict | None = None):
+                 extra: dict | None = None, hold_folder: bool = False):
+        """``hold_folder``: keep the run folder's lock once the run is scored, until
+        ``release_folder`` (a caller that writes more into it, as the harness does)."""
         self.snapshot_dir, self.out_dir = Path(snapshot_dir), Path(out_dir)
         self.env = ReplayEnvironment(self.snapshot_dir)  # checks the snapshot first
         # what this run creates, removed again if it ends without a forecast
@@ -122,13 +128,17 @@ class ReplaySession:
         self.wakes: list[str] = []  # the days the agent was woken, in order
         self.woken_at: dict[str, float] = {}  # and when (time.monotonic), for wall time per day
         self._last_wake: date | None = None
+        self.on_wake: Callable[[], None] | None = None  # called on each wake, before any tool answers
+        self.hold_folder, self.closed = hold_folder, False
+        self._ledger = None
         try:
             self._ledger = self._partial.open("w", encoding="utf-8")
+            self._wake()
         except BaseException:
-            self._ledger = None
+            if self._ledger is not None:
+                self._ledger.close()
             self._discard()
             raise
-        self._wake()
 
     # -- bookkeeping ------------------------------------------------------------------------
     def count(self, tool: str) -> None:
@@ -146,6 +156,31 @@ class ReplaySession:
             self._last_wake = self.env.today
             self.wakes.append(self.env.today.isoformat())
             self.woken_at[self.env.today.isoformat()] = time.monotonic()
+            if self.on_wake is not None:
+                self.on_wake()
+
+    def _check_open(self) -> None:
+        if self.closed:
+            raise ValueError("the replay is closed")
+
+    def day_stats(self, day: str) -> tuple[dict[str, int], int]:
+        """Tool calls by name and forecasts submitted on ``day``."""
+        with self.lock:
+            calls = dict(sorted(self.calls_by_day.get(day, Counter()).items()))
+            return calls, sum(1 for e in self.env.ledger if e.date.isoformat() == day)
+
+    def wake_times(self) -> tuple[list[str], dict[str, float]]:
+        with self.lock:
+            return list(self.wakes), dict(self.woken_at)
+
+    def advance_if_today(self, day: str) -> bool:
+        """Advance one day if today is still ``day`` (the agent did not end it): one step under
+        the lock, so an agent's own ``next_day`` in between is never doubled."""
+        with self.lock:
+            if self.env.done or self.env.today.isoformat() != day:
+                return False
+            self.advance(1)
+            return True
 
     # -- tools ------------------------------------------------------------------------------
     def state(self) -> dict:
@@ -179,7 +214,7 @@ class ReplaySession:
         out = []
         for h in hits:
             hit = {"id": h.article_id, "title": h.title, "published_at": h.published_at.isoformat(),
-                   "score": round(h.score, 4), "snippet": h.snippet}
+                   "score": h.score, "snippet": h.snippet}
             if full_text:
                 hit["text"] = h.text[:MAX_TEXT_CHARS]
             out.append(hit)
@@ -200,6 +235,7 @@ class ReplaySession:
 
     def submit_forecast(self, question_id, outcomes) -> dict:
         """Validated as ``eval run`` validates (InvalidForecast names the reason)."""
+        self._check_open()
         if not isinstance(question_id, str):
             raise ValueError(f"question_id must be a string, got {short(question_id)}")
         with self.lock:
@@ -230,6 +266,7 @@ class ReplaySession:
         published meanwhile, and, once past the window's end, the scored run's summary."""
         days = advance_days(days)
         with self.lock:
+            self._check_open()
             env = self.env
             if env.done:
                 raise ValueError("the replay is over")
@@ -251,6 +288,7 @@ class ReplaySession:
 
     # -- memory -----------------------------------------------------------------------------
     def _note(self, name) -> Path:
+        self._check_open()
         if not isinstance(name, str) or not NOTE_NAME.fullmatch(name) or ".." in name:
             raise ValueError(f"a note's name is 1-64 letters, digits, '.', '_' or '-' (starting with a letter "
                              f"or digit), got {short(name)}")
@@ -276,9 +314,13 @@ class ReplaySession:
     def memory_read(self, name=None) -> dict:
         with self.lock:
             if name is None or name == "":
-                notes = sorted(p for p in self.memory_dir.glob("*") if p.is_file()) if self.memory_dir.is_dir() else []
+                self._check_open()
+                notes = sorted(p for p in self.memory_dir.glob("*") if p.is_file() and not p.is_symlink()) \
+                    if self.memory_dir.is_dir() else []
                 return {"notes": [{"name": p.name, "bytes": p.stat().st_size} for p in notes]}
             path = self._note(name)
+            if path.is_symlink():  # the agent may have a shell in its memory folder: read only notes
+                raise ValueError(f"{name!r} is a link, not a note")
             if not path.is_file():
                 raise ValueError(f"no note named {name!r} (memory_read without a name lists them)")
             return {"name": name, "text": path.read_text(encoding="utf-8")}
@@ -295,7 +337,11 @@ class ReplaySession:
                 "policy": self.policy.name, "wakes": len(self.wakes),
                 "tool_calls": dict(sorted(self.tool_calls.items())), **self.extra})
         finally:
-            self.folder_lock.release()  # the run is written: the folder is free
+            if not self.hold_folder:
+                self.folder_lock.release()  # the run is written: the folder is free
+
+    def release_folder(self) -> None:
+        self.folder_lock.release()
 
     def finish(self) -> dict:
         """Advance to the window's end (no more wakes) and score the run."""
@@ -311,9 +357,11 @@ class ReplaySession:
         ledger, memory, the lock, folders), so the folder can be used again without
         ``--force``; one with forecasts keeps its partial ledger (True: an unfinished run is
         left)."""
-        if self.result is not None:
-            return False
         with self.lock:
+            self.closed = True  # a transport still up (a request in flight) changes nothing now
+            if self.result is not None:
+                self.folder_lock.release()
+                return False
             if self._ledger is not None and not self._ledger.closed:
                 self._ledger.close()
             if self.env.ledger or self.env.done:  # forecasts, or a ledger scoring failed on
@@ -326,8 +374,11 @@ class ReplaySession:
         """Remove this unfinished run's own files, then free the folder."""
         try:
             self._partial.unlink(missing_ok=True)
-            if self.memory_dir.is_dir() and self.out_dir in self.memory_dir.parents:
-                shutil.rmtree(self.memory_dir, ignore_errors=True)
+            for name in RUN_FOLDERS:  # notes, workspace, logs of a run that left no forecast
+                try:
+                    remove_tree(self.out_dir / name)
+                except OSError:
+                    pass
             if self._created_lock:
                 (self.out_dir / _LOCK_FILE).unlink(missing_ok=True)
             for folder in self._created_dirs:  # deepest first; one that is not empty stays

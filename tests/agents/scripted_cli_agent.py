@@ -5,7 +5,7 @@ server's URL from the config file the harness generated ($PASTCAST_MCP_CONFIG, C
 Each run forecasts the open questions (evenly over their candidate outcomes), keeps a note in
 memory and logs everything it saw (tool results, errors, workspace files) as JSON lines to
 $SCRIPTED_LOG. $SCRIPTED_CRASH_ON / $SCRIPTED_HANG_ON (YYYY-MM-DD) make it crash or hang on
-that simulated day. With --session it runs the whole replay, calling next_day itself.
+that simulated day; $SCRIPTED_NEXT_DAY_ON makes it call next_day, then linger. With --session it runs the whole replay, calling next_day itself.
 """
 
 from __future__ import annotations
@@ -45,6 +45,9 @@ async def one_day(client: Client, day: str) -> None:
         print(f"crashing on {day}", file=sys.stderr, flush=True)
         os._exit(3)  # a crash: no clean-up (sys.exit would unwind through the client's task group)
     if os.environ.get("SCRIPTED_HANG_ON") == day:
+        time.sleep(3600)
+    if os.environ.get("SCRIPTED_NEXT_DAY_ON") == day:  # ends its day itself, then lingers
+        await call(client, day, "next_day")
         time.sleep(3600)
     await call(client, day, "memory_read", {})
     notes = await call(client, day, "memory_read", {"name": "days"})
