@@ -257,12 +257,8 @@ def test_the_blocking_snapshot_checks_fail_on_planted_leaks(tmp_path, planted):
 # -- the sample corpus, with planted problems ------------------------------------------------
 
 @pytest.fixture(scope="module")
-def sample(tmp_path_factory):
-    from pastcast import pipeline
-    from warcs import SAMPLE
-
-    root = tmp_path_factory.mktemp("sample")
-    pipeline.run_all(SAMPLE, root / "work", root / "snapshots", "t")
+def sample(demo_snapshot):
+    root = demo_snapshot.parents[2]  # pipeline.run_all of the sample: its work folder
     return (pl.read_parquet(root / "work" / "question_candidates.parquet"),
             pl.read_parquet(root / "work" / "articles.parquet"))
 

@@ -17,6 +17,7 @@ from click.testing import CliRunner
 
 from leakscan import leaks
 from pastcast.cli import main as cli_main
+from pastcast.evaluate import harness
 from pastcast.evaluate.harness import run_harness
 from pastcast.snapshot import read_manifest
 
@@ -76,8 +77,10 @@ def test_a_scripted_cli_agent_runs_a_fortnight_with_a_crash_and_a_hang(fortnight
     command = f"{shlex.quote(sys.executable)} {shlex.quote(str(AGENT))}" + (" --session" if mode == "session" else "")
     run = tmp_path / "run"
     # the timeout only has to catch the hang: a normal day takes a second or two (the index is
-    # built beforehand), so 12 s is several times that even on a loaded machine
-    result = run_harness(snapshot, run, command, mode=mode, timeout_s=12.0, agent_name="scripted")
+    # built beforehand), so 10 s is several times that even on a loaded machine; a lingering
+    # agent is given 1 s after its next_day (5 s in use)
+    monkeypatch.setattr(harness, "KILL_GRACE_S", 1.0)
+    result = run_harness(snapshot, run, command, mode=mode, timeout_s=10.0, agent_name="scripted")
 
     assert result.failed == [crash.isoformat()] and result.timed_out == [hang.isoformat()]
     record = json.loads((run / "harness.json").read_text())

@@ -17,13 +17,8 @@ from pastcast.snapshot import SnapshotIntegrityError, check_integrity, latest_ve
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    from pastcast import pipeline
-    from warcs import SAMPLE
-
-    root = tmp_path_factory.mktemp("integrity")
-    folder = pipeline.run_all(SAMPLE, root / "work", root / "snapshots", "s")
-    return root, folder
+def built(demo_snapshot):
+    return demo_snapshot.parent.parent, demo_snapshot
 
 
 @pytest.fixture

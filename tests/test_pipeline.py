@@ -51,9 +51,10 @@ def test_ingest_resumes_from_finished_file_parts(tmp_path, monkeypatch):
     assert pl.read_parquet(again.outputs["articles_raw"]).equals(pl.read_parquet(fresh.outputs["articles_raw"]))
 
 
-def test_every_stage_accounts_for_its_input(tmp_path):
-    folder = pipeline.run_all(SAMPLE, tmp_path / "work", tmp_path / "snapshots", "t")
-    reports = {p.stem: pl.read_json(p) for p in (tmp_path / "work" / "reports").glob("*.json")}
+def test_every_stage_accounts_for_its_input(demo_snapshot):
+    folder = demo_snapshot  # pipeline.run_all of the sample; its work folder is beside the snapshots
+    reports = {p.stem: pl.read_json(p) for p in (demo_snapshot.parents[2] / "work" / "reports").glob("*.json")}
+    assert reports
     for stage, report in reports.items():
         row = report.row(0, named=True)
         dropped = sum(v for v in row["drops"].values() if v is not None)

@@ -59,12 +59,10 @@ def test_table_summary_and_report_agree():
     assert "## Question quality" in report and "50.0%" in report and "(`bad`)" in report
 
 
-def test_the_quality_table_is_in_the_filter_output_and_the_snapshot(tmp_path):
-    from pastcast import pipeline
+def test_the_quality_table_is_in_the_filter_output_and_the_snapshot(demo_snapshot):
     from pastcast.snapshot_checks import manifest_matches_files
-    from warcs import SAMPLE
 
-    folder = pipeline.run_all(SAMPLE, tmp_path / "work", tmp_path / "snapshots", "t")
+    folder = demo_snapshot
     quality = pl.read_parquet(folder / "question_quality.parquet")
     questions = pl.read_parquet(folder / "questions.parquet")
     assert set(quality["question_id"]) <= set(questions["question_id"])

@@ -5,7 +5,6 @@ loopback OpenAI server, and the sample corpus with every case checked by hand.""
 
 import json
 from datetime import date
-from pathlib import Path
 
 import polars as pl
 import pytest
@@ -263,19 +262,13 @@ def test_a_callable_judge_with_mention_scope_sees_previews_too(tmp_path):
 
 # -- the sample corpus -----------------------------------------------------------------------
 
-SAMPLE = Path(__file__).resolve().parent.parent / "corpora" / "sample"
-
-
 @pytest.fixture(scope="module")
-def sample(tmp_path_factory):
-    from pastcast import pipeline
-
-    tmp = tmp_path_factory.mktemp("sample")
-    pipeline.run_all(SAMPLE, tmp / "work", tmp / "snaps", "t")
+def sample(demo_snapshot, tmp_path_factory):
+    work = demo_snapshot.parents[2] / "work"  # pipeline.run_all of the sample
     # The candidates, before any filter step (the pipeline's own filter revises too).
-    questions = pl.read_parquet(tmp / "work" / "question_candidates.parquet")
-    articles = pl.read_parquet(tmp / "work" / "articles.parquet")
-    return questions, articles, ArticleIndex.build(articles, tmp / "idx")
+    questions = pl.read_parquet(work / "question_candidates.parquet")
+    articles = pl.read_parquet(work / "articles.parquet")
+    return questions, articles, ArticleIndex.build(articles, tmp_path_factory.mktemp("sample") / "idx")
 
 
 def test_sample_corpus(sample):
