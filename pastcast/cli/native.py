@@ -72,11 +72,8 @@ def eval_mcp(snapshot_ref: str, out_dir: str, root: str, force: bool, policy: st
     wake = _policy(policy, deadline_days)
     sock = None
     if transport == "http":  # the port first: a busy one leaves nothing behind in OUT
-        with user_errors(ValueError, OSError):
-            try:
-                sock = bind(port)
-            except OSError as exc:
-                raise OSError(f"cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}") from None
+        with user_errors(ValueError):
+            sock = bind(port)
     try:
         with user_errors():
             session = ReplaySession(resolve(snapshot_ref, root), out_dir, agent_name, force=force, policy=wake,

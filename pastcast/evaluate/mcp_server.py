@@ -25,9 +25,9 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 
 from pastcast.evaluate.scoring import InvalidForecast
+from pastcast.evaluate.serve import HOST, check_port, unavailable
 from pastcast.evaluate.session import ReplaySession
 
-HOST = "127.0.0.1"
 PATH = "/mcp"
 SERVER_NAME = "pastcast"
 GRACEFUL_SHUTDOWN_S = 5  # requests in flight when the server stops (the session refuses changes once closed)
@@ -146,18 +146,17 @@ def serve_stdio(session: ReplaySession) -> None:
 
 
 def bind(port: int = 0) -> socket.socket:
-    """A listening socket on loopback (``port`` 0: any free one). ``OSError`` when it cannot be
-    had; ``ValueError`` when the port is out of range."""
-    if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
-        raise ValueError(f"port {port} is out of range: use 0-65535 (0: any free port)")
+    """A listening socket on loopback (``port`` 0: any free one); ``PortUnavailable`` (a
+    ``ValueError``, as ``eval serve`` raises it) when the port is out of range or cannot be had."""
+    check_port(port)
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((HOST, port))
         sock.listen(64)
-    except OSError:
+    except OSError as exc:
         sock.close()
-        raise
+        raise unavailable(port, exc) from None
     return sock
 
 

@@ -72,6 +72,22 @@ def _matcher(question_id: str, judged: set[tuple[str, str]] | None):
     return lambda o, a, al: matches(o, a, al) or (question_id, normalise(o)) in judged
 
 
+def score_question(history: list[tuple[date, dict]], answer: str, aliases, open_date: date, resolution_date: date,
+                   start: date, end: date, match=matches) -> dict:
+    """One question's scores from its forecasts (``history``, (date, forecast) in submission
+    order): the final forecast before resolution, its BSS and accuracy, and the time-weighted
+    BSS over the open window clipped to the replayed days."""
+    history = [(d, f) for d, f in history if d < resolution_date]
+    final = history[-1][1] if history else {}
+    aliases = list(aliases or [])
+    window_start = max(open_date, start)
+    window_end = min(resolution_date, end + timedelta(days=1))
+    return {"final_forecast": final or None,
+            "bss": brier_skill_score(final, answer, aliases, match),
+            "accuracy": top1_accuracy(final, answer, aliases, match),
+            "time_weighted_bss": time_weighted_bss(history, answer, aliases, window_start, window_end, match)}
+
+
 def score_questions(questions: pl.DataFrame, ledger: list[LedgerEntry], start: date, end: date,
                     judged: set[tuple[str, str]] | None = None) -> pl.DataFrame:
     """One row per question: final-forecast BSS and accuracy, and time-weighted BSS.
@@ -85,16 +101,11 @@ def score_questions(questions: pl.DataFrame, ledger: list[LedgerEntry], start: d
     rows = []
     for q in questions.iter_rows(named=True):
         history = [(d, f) for d, f in by_question.get(q["question_id"], []) if d < q["resolution_date"]]
-        answer, aliases = q["answer"] or "", list(q["answer_aliases"] or [])
-        final = history[-1][1] if history else {}
-        match = _matcher(q["question_id"], judged)
-        window_start = max(q["open_date"], start)
-        window_end = min(q["resolution_date"], end + timedelta(days=1))
+        scored = score_question(history, q["answer"] or "", q["answer_aliases"] or [], q["open_date"],
+                                q["resolution_date"], start, end, _matcher(q["question_id"], judged))
         rows.append({
             "question_id": q["question_id"],
-            "bss": brier_skill_score(final, answer, aliases, match),
-            "accuracy": top1_accuracy(final, answer, aliases, match),
-            "time_weighted_bss": time_weighted_bss(history, answer, aliases, window_start, window_end, match),
+            "bss": scored["bss"], "accuracy": scored["accuracy"], "time_weighted_bss": scored["time_weighted_bss"],
             "forecast_made": bool(history),
             "n_forecasts": len(history),
             "category": q.get("category"),

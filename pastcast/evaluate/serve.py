@@ -61,6 +61,15 @@ class PortUnavailable(ValueError):
     """The port is out of range or cannot be listened on (in use, not permitted)."""
 
 
+def check_port(port) -> None:
+    if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
+        raise PortUnavailable(f"port {port} is out of range: use 0-65535 (0: any free port)")
+
+
+def unavailable(port: int, exc: OSError) -> PortUnavailable:
+    return PortUnavailable(f"cannot listen on {HOST}:{port}: {exc.strerror or exc}")
+
+
 class RequestError(Exception):
     """A bad request: its status, its message, and whether the connection must close (the
     body was not read, so the next bytes on it are not a request)."""
@@ -226,12 +235,11 @@ def make_server(snapshot_dir: str | os.PathLike, out_dir: str | os.PathLike, por
 
     The port is bound first: ``PortUnavailable`` (a ``ValueError``) when it is out of range
     or cannot be listened on, before the snapshot is checked or the run folder claimed."""
-    if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
-        raise PortUnavailable(f"port {port} is out of range: use 0-65535 (0: any free port)")
+    check_port(port)
     try:
         server = _Server((HOST, port), _Handler)
     except OSError as exc:
-        raise PortUnavailable(f"cannot listen on {HOST}:{port}: {exc.strerror or exc}") from None
+        raise unavailable(port, exc) from None
     try:
         run = ReplaySession(snapshot_dir, out_dir, agent_name, force=force, extra={"policy": "external"})
     except BaseException:

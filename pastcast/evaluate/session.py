@@ -21,11 +21,10 @@ from dataclasses import asdict
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
-from pastcast.evaluate.environment import ReplayEnvironment, ResolvedQuestion
+from pastcast.evaluate.environment import ReplayEnvironment
 from pastcast.evaluate.policies import EveryDay, WakePolicy
 from pastcast.evaluate.run_folder import MEMORY, PARTIAL, RUN_FOLDERS, claim_run_folder, remove_tree
-from pastcast.evaluate.runner import finish_run, ledger_line, utcnow
-from pastcast.evaluate.scoring import brier_skill_score, time_weighted_bss, top1_accuracy
+from pastcast.evaluate.runner import finish_run, ledger_line, score_question, utcnow
 from pastcast.io import write_text
 
 MAX_K = 100
@@ -80,20 +79,6 @@ def parse_day(value, name: str) -> date | None:
         else:
             return max(day, EARLIEST_DAY)  # no article is older; a day before it is that day
     raise ValueError(f"{name} must be a YYYY-MM-DD date, got {short(value)}")
-
-
-def _own_score(question: ResolvedQuestion, history: list[tuple[date, dict]], start: date, end: date) -> dict:
-    """The agent's score on a resolved question, as ``eval run`` scores it (the matching
-    rules; an LLM judge, when a run has one, rules only at the end)."""
-    history = [(d, f) for d, f in history if d < question.resolution_date]
-    final = history[-1][1] if history else {}
-    window_start = max(question.open_date, start)
-    window_end = min(question.resolution_date, end + timedelta(days=1))
-    return {"final_forecast": final or None,
-            "bss": brier_skill_score(final, question.answer, question.answer_aliases),
-            "accuracy": top1_accuracy(final, question.answer, question.answer_aliases),
-            "time_weighted_bss": time_weighted_bss(history, question.answer, question.answer_aliases,
-                                                   window_start, window_end)}
 
 
 class ReplaySession:
@@ -253,7 +238,10 @@ class ReplaySession:
         history: dict[str, list[tuple[date, dict]]] = {}
         for e in env.ledger:
             history.setdefault(e.question_id, []).append((e.date, dict(e.forecast)))
-        return [{**jsonable(asdict(q)), **_own_score(q, history.get(q.question_id, []), env.start, env.end)}
+        # scored as eval run scores (the matching rules; an LLM judge, when a run has one, rules
+        # only at the end)
+        return [{**jsonable(asdict(q)), **score_question(history.get(q.question_id, []), q.answer, q.answer_aliases,
+                                                          q.open_date, q.resolution_date, env.start, env.end)}
                 for q in env.resolved() if since is None or q.resolution_date > since]
 
     def resolved_questions(self) -> dict:
