@@ -12,7 +12,7 @@ from assets.questions import questions
 from assets.social import posts
 from pastcast import pipeline, snapshot as snapshots, stage_checks
 from pastcast.daily import built_days
-from pastcast.snapshot_checks import BLOCKING, CheckOutcome, publish_if_sound, run_check
+from pastcast.snapshot_checks import BLOCKING, CheckOutcome, needs_full_check, publish_if_sound, run_check
 
 
 @dg.asset(group_name="snapshot", kinds={"parquet"}, deps=[article_corpus, questions, markets, posts],
@@ -56,7 +56,8 @@ def _result(outcome: CheckOutcome) -> dg.AssetCheckResult:
 def _blocking_check(name: str, run) -> dg.AssetChecksDefinition:
     @dg.asset_check(asset=snapshot, name=name, blocking=True, description=" ".join((run.__doc__ or name).split()))
     def check(storage: PastcastStorage) -> dg.AssetCheckResult:
-        return _result(run_check(name, pipeline.pending_snapshot(storage.work())))
+        folder = pipeline.pending_snapshot(storage.work())
+        return _result(run_check(name, folder, needs_full_check(folder)))
 
     return check
 
@@ -67,12 +68,13 @@ snapshot_checks = [*(_blocking_check(name, run) for name, run in BLOCKING.items(
 
 @dg.asset(group_name="snapshot", deps=[snapshot], retry_policy=TRANSIENT,
           description="Moves the snapshot's LATEST pointer to the version just written; runs only when "
-                      "the blocking checks passed (and checks them again, so it cannot be forced).")
+                      "the blocking checks passed (it reads their log and compares the manifest with the "
+                      "files again, so it cannot be forced).")
 @bad_input_is_final
 def latest_snapshot(context: dg.AssetExecutionContext, storage: PastcastStorage) -> dg.MaterializeResult:
     folder = pipeline.pending_snapshot(storage.work())
     previous = snapshots.latest_version(storage.snapshots_dir, storage.snapshot_name)
-    outcomes = publish_if_sound(folder)
+    outcomes = publish_if_sound(folder, reuse_passed=True)  # the blocking checks ran just before
     failed = [o for o in outcomes if not o.passed]
     if failed:
         raise dg.Failure(description=f"{folder}: blocking checks failed, LATEST stays at {previous}: "

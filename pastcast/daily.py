@@ -39,7 +39,7 @@ from pastcast.curate.dedup_files import dedup_files, state_lock
 from pastcast.curate.dedup_index import read_clusters
 from pastcast.curate.extract import ExtractConfig
 from pastcast.curate.ingest import failed_in, ingest_inputs, merge_parts, records_in
-from pastcast.io import locked, sink_parquet, write_json, write_parquet
+from pastcast.io import locked, sha256_file, sink_parquet, write_json
 from pastcast.schemas import ARTICLES, DROPS, empty, scan_parts
 from pastcast.sources.remote import expand_inputs
 from pastcast.sources.warc import parse_warc_date
@@ -246,66 +246,142 @@ def dedup_days(work_dir: Path, days: Iterable[date], config: DedupConfig = Dedup
 @dataclass
 class Gathered:
     days: list[date]
-    articles_path: Path
+    articles_path: Path  # the folder of the days' parts (``articles/day=YYYY-MM-DD.parquet``)
     rows_in: int  # first copies over the days (kept on their day, or kept again since)
     rows_out: int
     displaced: int  # kept on their day, not now (an earlier copy arrived later)
     restored: int = 0  # dropped on their day, kept now (the copy they lost to left its day)
+    rewritten: list[date] = field(default_factory=list)  # days whose part changed (the rest were kept)
 
 
 DUP_COLUMNS = ("dup_cluster", "dup_count", "dup_domains")
+GATHERED = "articles"  # work/articles/day=YYYY-MM-DD.parquet: the gathered table, a part a day
+GATHERED_RECORD = "articles.parts.json"  # each day's part: its signature, sha256 and rows
+# What a day's signature covers: every column but the text, which content_hash stands for
+SIGNED = tuple(c for c in ARTICLES if c != "text")
+_SIGNATURE_SEED = 20260105
+
+
+def _signature_scheme() -> str:
+    return f"polars-{pl.__version__}/{_SIGNATURE_SEED}"  # row hashes are stable within a polars version
 
 
 def gather_articles(work_dir: Path) -> Gathered:
-    """Every built day's articles the index keeps now into ``articles.parquet``, one row per
-    article id, with ``dup_cluster``, ``dup_count`` and ``dup_domains`` counted from the index
-    now (not as they stood when the article's day was built). Holds the index's lock, so a
-    build running at the same time is seen before or after one of its days, never between."""
+    """Every built day's articles the index keeps now into ``articles/``, one part a crawl day,
+    one row per article id, with ``dup_cluster``, ``dup_count`` and ``dup_domains`` counted from
+    the index now (not as they stood when the article's day was built). Only the days whose
+    rows changed are written again (a new day, a day whose stories gained a copy): a day's
+    signature, over every column but the text (its ``content_hash`` stands for it), is read
+    from the small columns alone. Holds the index's lock, so a build running at the same time is
+    seen before or after one of its days, never between."""
     work_dir = Path(work_dir)
     with state_lock(work_dir / DEDUP_STATE):
         return _gather(work_dir)
 
 
+def _read_record(work_dir: Path) -> dict:
+    path = work_dir / GATHERED_RECORD
+    try:
+        record = json.loads(path.read_text()) if path.is_file() else {}
+    except ValueError:
+        record = {}  # a record cut by a crash: every day is written again
+    if record.get("scheme") != _signature_scheme():
+        return {"scheme": _signature_scheme(), "days": {}}
+    return record
+
+
+def gathered_parts(work_dir: Path) -> list:
+    """The gathered table's parts (``pastcast.store.Part``), in day order."""
+    from pastcast.store import Part
+
+    days = (_read_record(Path(work_dir)).get("days") or {})
+    folder = Path(work_dir) / GATHERED
+    return [Part(f"day={d}", folder / f"day={d}.parquet", info["sha256"], info["rows"])
+            for d, info in sorted(days.items())]
+
+
+def scan_gathered(work_dir: Path, columns: list[str] | None = None) -> pl.LazyFrame:
+    """The gathered articles of a working folder as one lazy frame (empty before a gather)."""
+    parts = gathered_parts(work_dir)
+    frame = scan_parts([p.path for p in parts], ARTICLES) if parts else empty(ARTICLES).lazy()
+    return frame.select(columns) if columns else frame
+
+
 def _gather(work_dir: Path) -> Gathered:
     days = built_days(work_dir)
-    kept_files = [str(day_dir(work_dir, d) / "dedup" / "articles.parquet") for d in days]
-    path = work_dir / "articles.parquet"
-    if not days:
-        write_parquet(empty(ARTICLES), path)
-        return Gathered([], path, 0, 0, 0)
-    scan = scan_parts(kept_files, ARTICLES)  # days built by an earlier version lack newer columns
-    day_ids = scan.select("article_id").unique().collect()
+    folder = work_dir / GATHERED
+    (work_dir / "articles.parquet").unlink(missing_ok=True)  # the whole-table layout before day parts
+    record = _read_record(work_dir)
+    dedup_file = {d: day_dir(work_dir, d) / "dedup" / "articles.parquet" for d in days}
+    ingest_file = {d: p for d in days if (p := day_dir(work_dir, d) / "ingest" / "articles.parquet").is_file()}
+    day_ids = (pl.concat([scan_parts([dedup_file[d]], ARTICLES).select("article_id") for d in days])
+               .unique().collect() if days else pl.DataFrame(schema={"article_id": pl.String}))
     index = read_clusters(work_dir / DEDUP_STATE)
-    parts = []
+    from_ingest = False
     if index is not None:
         indexed, kept = index
         # a kept article its day dropped (the copy it lost to has left the index since) is read
         # from its day's ingest table: then every row is, in the same order as the dedup tables
-        missing = kept.join(day_ids, on="article_id", how="anti").height
-        ingested = [p for d in days if (p := day_dir(work_dir, d) / "ingest" / "articles.parquet").is_file()]
-        source = scan_parts(ingested, ARTICLES) if missing and ingested else scan
-        parts.append(source.drop(*DUP_COLUMNS).join(kept.lazy(), on="article_id", how="inner",
-                                                      maintain_order="left").select(list(ARTICLES)))
-        unknown = scan.join(indexed.lazy(), on="article_id", how="anti")
-    else:
-        unknown = scan
+        from_ingest = bool(kept.join(day_ids, on="article_id", how="anti").height) and bool(ingest_file)
     # articles the index does not hold (no index, or one lost since their day was built): as
     # their day kept them, less those a later day reported displaced
     drops = [str(p) for d in days if (p := day_dir(work_dir, d) / "dedup" / "drops.parquet").is_file()]
-    if drops:
-        displaced = (pl.scan_parquet(drops, schema=dict(DROPS)).filter(pl.col("reason") == "superseded")
-                     .select(pl.col("item_id").alias("article_id")).unique())
-        unknown = unknown.join(displaced, on="article_id", how="anti")
-    parts.append(unknown)
-    table = pl.concat(parts, how="vertical")
-    ids = table.select("article_id").collect()
-    if ids["article_id"].is_duplicated().any():  # never expected; guarded without holding the texts
-        table = table.unique("article_id", keep="first", maintain_order=True)
-    sink_parquet(table, path)
-    out_ids = pl.scan_parquet(path).select("article_id").collect()
-    restored = out_ids.join(day_ids, on="article_id", how="anti").height
+    displaced = (pl.scan_parquet(drops, schema=dict(DROPS)).filter(pl.col("reason") == "superseded")
+                 .select(pl.col("item_id").alias("article_id")).unique().collect() if drops else None)
+
+    def rows(d: date) -> pl.LazyFrame:
+        """Day ``d``'s gathered rows: only its own files are read."""
+        parts = []
+        if index is not None:
+            source = ingest_file.get(d) if from_ingest else dedup_file[d]
+            if source is not None:
+                parts.append(scan_parts([source], ARTICLES).drop(*DUP_COLUMNS)
+                             .join(kept.lazy(), on="article_id", how="inner", maintain_order="left")
+                             .select(list(ARTICLES)))
+            unknown = scan_parts([dedup_file[d]], ARTICLES).join(indexed.lazy(), on="article_id", how="anti")
+        else:
+            unknown = scan_parts([dedup_file[d]], ARTICLES)
+        if displaced is not None:
+            unknown = unknown.join(displaced.lazy(), on="article_id", how="anti")
+        parts.append(unknown)
+        return pl.concat(parts, how="vertical").unique("article_id", keep="first", maintain_order=True)
+
+    # every day's signature from the small columns; an id on two days (never expected) stays on the first
+    meta = (pl.concat([rows(d).select(list(SIGNED)).with_columns(pl.lit(d).alias("_day")) for d in days])
+            .collect(engine="streaming") if days else empty(ARTICLES).select(list(SIGNED)).with_columns(
+                pl.lit(None, pl.Date).alias("_day")))
+    first_day = meta.unique("article_id", keep="first", maintain_order=True).select("article_id", "_day")
+    later = meta.select("article_id", "_day").join(first_day, on=["article_id", "_day"], how="anti")
+    signatures = dict(
+        meta.join(later, on=["article_id", "_day"], how="anti")
+        .with_columns(pl.struct(list(SIGNED)).hash(_SIGNATURE_SEED).alias("_h"))
+        .group_by("_day").agg(pl.len().alias("n"), pl.col("_h").sort().alias("h"))
+        .select("_day", pl.format("{}:{}", "n", pl.col("h").hash(_SIGNATURE_SEED))).iter_rows())
+    before = record.get("days") or {}
+    after, rewritten = {}, []
+    for d in days:
+        key, signature = d.isoformat(), signatures.get(d, "0:empty")
+        path = folder / f"day={key}.parquet"
+        old = before.get(key) or {}
+        if old.get("signature") == signature and path.is_file() and path.stat().st_size == old.get("bytes"):
+            after[key] = old
+            continue
+        frame = rows(d)
+        excluded = later.filter(pl.col("_day") == d).select("article_id")
+        if excluded.height:
+            frame = frame.join(excluded.lazy(), on="article_id", how="anti")
+        sink_parquet(frame, path)
+        after[key] = {"signature": signature, "sha256": sha256_file(path),
+                      "rows": pl.scan_parquet(path).select(pl.len()).collect().item(), "bytes": path.stat().st_size}
+        rewritten.append(d)
+    for stale in folder.glob("day=*.parquet") if folder.is_dir() else []:  # days no longer built
+        if stale.stem.partition("=")[2] not in after:
+            stale.unlink()
+    write_json({"scheme": _signature_scheme(), "days": after}, work_dir / GATHERED_RECORD)
+    rows_out = sum(info["rows"] for info in after.values())
+    restored = first_day.join(day_ids, on="article_id", how="anti").height
     rows_in = day_ids.height + restored
-    return Gathered(days, path, rows_in, out_ids.height, rows_in - out_ids.height, restored)
+    return Gathered(days, folder, rows_in, rows_out, rows_in - rows_out, restored, rewritten)
 
 
 def summed(work_dir: Path, days: Iterable[date], stage: str) -> dict:

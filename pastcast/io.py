@@ -149,9 +149,12 @@ def read_manifest(folder: str | Path) -> dict:
     tables = (manifest.get("tables") or {}) if isinstance(manifest, dict) else None
     files = (manifest.get("files") or {}) if isinstance(manifest, dict) else None
     if not isinstance(tables, dict) or not isinstance(files, dict) or not all(
-            isinstance(info, dict) and _plain_name(info.get("file")) for info in [*tables.values(), *files.values()]):
-        raise ValueError(f"{path}: not a snapshot manifest (tables and files must each name a file "
-                         "of the version's own folder)")
+            isinstance(info, dict) and (_stored_parts(table, info.get("parts")) if "parts" in info
+                                        else _plain_name(info.get("file")))
+            for table, info in tables.items()) or not all(
+            isinstance(info, dict) and _plain_name(info.get("file")) for info in files.values()):
+        raise ValueError(f"{path}: not a snapshot manifest (tables must each name a file of the version's "
+                         "own folder or parts of its snapshot's store, files a file of the folder)")
     manifest.setdefault("tables", {})
     return manifest
 
@@ -159,6 +162,16 @@ def read_manifest(folder: str | Path) -> dict:
 def _plain_name(name) -> bool:
     """A file name of the folder itself: no path, no '..' (a manifest never points elsewhere)."""
     return isinstance(name, str) and name not in ("", ".", "..") and Path(name).name == name
+
+
+def _stored_parts(table: str, parts) -> bool:
+    """Parts of the snapshot's own store, by digest (``parts/<table>/<sha256>.parquet``): a
+    manifest can name no file outside it."""
+    return isinstance(parts, list) and all(
+        isinstance(p, dict) and isinstance(p.get("path"), str) and isinstance(p.get("sha256"), str)
+        and p["path"] == f"parts/{table}/{p['sha256']}.parquet" and len(p["sha256"]) == 64
+        and all(c in "0123456789abcdef" for c in p["sha256"]) and isinstance(p.get("rows"), int)
+        for p in parts)
 
 
 def loads_json(text: str | bytes):

@@ -30,6 +30,8 @@ from pastcast.imports import ImportResult, formats_in, run_markets, run_social, 
 from pastcast.io import copy_file, file_digests, write_json, write_parquet, write_text
 from pastcast.questions.audit import render_audit
 from pastcast.questions.filter import FilterConfig, filter_questions
+from pastcast.questions.revision.judge import decided_by
+from pastcast.questions.revision.memo import RevisionMemo
 from pastcast.questions.generate import GenerationRun, generate_questions, write_generation
 from pastcast.questions.markets import MarketQuestionConfig, market_questions
 from pastcast.schemas import (ARTICLES, MARKET_PRICES, MARKETS, POSTS, QUESTION_EVIDENCE, QUESTION_QUALITY, QUESTIONS,
@@ -208,7 +210,7 @@ def gather_news(work_dir: Path) -> StageReport:
     drops = {"dedup/superseded": gathered.displaced} if gathered.displaced else {}
     return StageReport("articles", gathered.rows_in, gathered.rows_out, drops, {"articles": str(gathered.articles_path)},
                        {"days": len(gathered.days), "partitions": daily.as_ranges(gathered.days),
-                        "superseded": gathered.displaced}).save(work_dir)
+                        "superseded": gathered.displaced, "days_rewritten": len(gathered.rewritten)}).save(work_dir)
 
 
 def _records_in_out(result: ImportResult) -> tuple[int, int]:
@@ -250,6 +252,7 @@ def window_of(articles: pl.DataFrame) -> tuple[date, date]:
     return window
 
 
+ARTICLE_DATES = ["article_id", "published_at", "crawled_at", "date_source"]  # what the tail reads of every article
 BACKGROUND_DAYS = 90  # crawl days before a day whose articles may give its questions background
 NEWS_QUESTIONS = Path("questions") / "news"  # one folder per crawl day: day=YYYY-MM-DD
 MARKET_QUESTIONS = Path("questions") / "market"
@@ -332,21 +335,31 @@ def generate(work_dir: Path, generator: str = "extractive",
     return gather_candidates(work_dir)
 
 
+REVISION_MEMO = Path("filter_state") / "revision.parquet"  # the revision outcomes of the last build
+
+
 def filter_questions_stage(work_dir: Path, config: FilterConfig | None = None, judge=None,
-                           llm_settings=None) -> StageReport:
+                           llm_settings=None, full: bool = False) -> StageReport:
     """Candidates to benchmark questions: validation, leaks, duplicates, resolution-date
     revision against the corpus (its date-gated index, built once beside the articles),
     optional difficulty probes; writes the evidence table and the audit report."""
     candidates = _table(work_dir, "question_candidates", QUESTIONS)
-    articles = _table(work_dir, "articles", ARTICLES)
+    # the filter reads texts through the index; of the table it needs the dates and ids alone
+    articles = daily.scan_gathered(work_dir, ARTICLE_DATES).collect()
     config = config or FilterConfig()
     if articles.height and config.validate.window_start is None and config.validate.window_end is None:
         start, end = window_of(articles)
         config = replace(config, validate=replace(config.validate, window_start=start, window_end=end))
-    index = update_or_build(work_dir) if articles.height else None
+    parts = daily.gathered_parts(work_dir)
+    index = update_or_build(work_dir, parts) if articles.height else None
+    memo = RevisionMemo(work_dir / REVISION_MEMO, {p.key: (p.sha256, p.path) for p in parts},
+                        {"revision": asdict(config.revision), "judge": decided_by(judge)}, forget=full)
     try:
-        run = filter_questions(candidates, articles, config, index=index, judge=judge, llm_settings=llm_settings)
+        run = filter_questions(candidates, articles, config, index=index, judge=judge, llm_settings=llm_settings,
+                               memo=memo)
+        memo.save()
     finally:
+        memo.close()
         if judge is not None and hasattr(judge, "close"):
             judge.close()  # its LLM cache
     (work_dir / "drops" / "validate.parquet").unlink(missing_ok=True)  # the stage's former name
@@ -359,7 +372,8 @@ def filter_questions_stage(work_dir: Path, config: FilterConfig | None = None, j
         "audit": str(write_text(audit, work_dir / "audit.md")),
         "drops": _write_drops(work_dir, "filter", drops)},
         {"stages": {s["stage"]: {k: v for k, v in s.items() if k != "stage"} for s in run.stages},
-         "revised": sum(1 for e in run.evidence if e.action == "revise"), "decided_by": run.decided_by}
+         "revised": sum(1 for e in run.evidence if e.action == "revise"), "decided_by": run.decided_by,
+         "revision_memo": {"reused": memo.reused, "searched_new_articles_only": memo.searched_new}}
     ).save(work_dir)
 
 
@@ -381,35 +395,57 @@ def _llm_usage(work_dir: Path) -> dict:
 
 UNPARTITIONED_STAGES = ("corpus", "markets", "social", "generate", "filter")  # their drops: work/drops/<stage>.parquet
 PENDING = "snapshot.json"  # the version the last snapshot stage wrote, for the checks
+PART_DIGESTS = "part_digests.json"  # sha256 of the working files a snapshot stores, by path, size and mtime
+
+
+def _file_parts(work_dir: Path, files: list[tuple[str, Path]]) -> list[snapshots.Part]:
+    """Working files as snapshot parts, (key, path) each: a file hashed once (its digest kept
+    by path, size and mtime), so an unchanged day or dump costs a stat, not a read."""
+    present = [(key, path) for key, path in files if path.is_file()]
+    digests = file_digests([path for _, path in present], work_dir / PART_DIGESTS)
+    return [snapshots.Part(key, path, d["sha256"], pl.scan_parquet(path).select(pl.len()).collect().item())
+            for (key, path), d in zip(present, digests)]
+
+
+def _as_stored(work_dir: Path, table: str, schema) -> pl.DataFrame | list[snapshots.Part]:
+    """A working table as the snapshot stores it: its file as a part when it has the table's
+    columns exactly (a dump's tables: not read again when unchanged), else the frame conformed."""
+    path = work_dir / f"{table}.parquet"
+    if path.is_file() and dict(pl.read_parquet_schema(path)) == dict(schema):
+        return _file_parts(work_dir, [("all", path)])
+    return _table(work_dir, table, schema)
 
 
 def snapshot(work_dir: Path, snapshots_dir: Path, name: str, inputs: list[Path],
              config: dict | None = None, publish: bool = True, corpus: CorpusFiles | None = None,
              allow_input_loss: bool = False) -> Path:
     """Gather the working tables and every stage's drops into a new snapshot version that
-    records the days it covers. ``publish=False`` leaves LATEST where it is (the caller moves it
-    once the blocking checks pass); the new folder is noted in ``work_dir/snapshot.json``.
-    ``corpus``: the files the inputs came from, whose unread files join the drops.
-    ``allow_input_loss`` is recorded in the manifest: the checks on lost inputs and shrunken
-    tables then report without blocking (an operator's explicit allowance)."""
+    records the days it covers. The articles and the days' drops are stored a part a crawl day,
+    so the days unchanged since the parent are named, not written again. ``publish=False``
+    leaves LATEST where it is (the caller moves it once the blocking checks pass); the new folder
+    is noted in ``work_dir/snapshot.json``. ``corpus``: the files the inputs came from, whose
+    unread files join the drops. ``allow_input_loss`` is recorded in the manifest: the checks on
+    lost inputs and shrunken tables then report without blocking (an operator's explicit
+    allowance)."""
     removed = snapshots.remove_unchecked(pending_or_none(work_dir))
     if removed:
         log.warning("removed %s: written by an earlier build whose blocking checks never ran", removed)
     if corpus is not None:
         write_parquet(corpus.drops(), work_dir / "drops" / "corpus.parquet")
         corpus.report().save(work_dir)
-    articles = _table(work_dir, "articles", ARTICLES)
     days = daily.built_days(work_dir)
     # by name: a folder from before daily partitions also holds whole-build ingest/dedup drops
-    stages = [work_dir / "drops" / f"{stage}.parquet" for stage in UNPARTITIONED_STAGES]
-    drop_files = [*daily.drop_files(work_dir, days), *(p for p in stages if p.is_file())]
-    drops = pl.concat([pl.read_parquet(p) for p in drop_files]) if drop_files else drops_frame([])
+    stage_drops = [(f"stage={stage}", work_dir / "drops" / f"{stage}.parquet") for stage in UNPARTITIONED_STAGES]
+    day_drops = [(f"day={path.parent.parent.name.partition('=')[2]}/{path.parent.name}", path)
+                 for path in daily.drop_files(work_dir, days)]
+    drops = _file_parts(work_dir, [*day_drops, *stage_drops])
+    by_reason = (counts_by_reason(pl.scan_parquet([p.path for p in drops]).select("stage", "reason").collect())
+                 if drops else {})
     tables = {
-        "articles": articles,
+        "articles": daily.gathered_parts(work_dir),
         "questions": _table(work_dir, "questions", QUESTIONS),
-        "markets": _table(work_dir, "markets", MARKETS),
-        "market_prices": _table(work_dir, "market_prices", MARKET_PRICES),
-        "posts": _table(work_dir, "posts", POSTS),
+        **{table: _as_stored(work_dir, table, schema)
+           for table, schema in (("markets", MARKETS), ("market_prices", MARKET_PRICES), ("posts", POSTS))},
         "drops": drops,
         "question_evidence": _table(work_dir, "question_evidence", QUESTION_EVIDENCE),
         "question_quality": _table(work_dir, "question_quality", QUESTION_QUALITY),
@@ -419,10 +455,11 @@ def snapshot(work_dir: Path, snapshots_dir: Path, name: str, inputs: list[Path],
     files = {"audit.md": audit.read_text(encoding="utf-8")} if audit.is_file() else {}
     partitions = {"daily": daily.as_ranges(days), "days": len(days)}
     digests = file_digests(inputs, work_dir / "input_digests.json")
-    folder = write_snapshot(tables, snapshots_dir, name, window_of(articles), inputs=digests,
-                            stage_counts=reports, config=config, files=files, publish=publish,
+    folder = write_snapshot(tables, snapshots_dir, name, window_of(daily.scan_gathered(work_dir, ARTICLE_DATES)),
+                            inputs=digests, stage_counts=reports, config=config, files=files, publish=publish,
                             extra={"llm": _llm_usage(work_dir), "partitions": partitions,
-                                   "allowances": {"input_loss": bool(allow_input_loss)}})
+                                   "allowances": {"input_loss": bool(allow_input_loss)},
+                                   "drops_by_reason": by_reason})
     write_json({"name": name, "version": folder.name, "folder": str(folder.resolve())}, work_dir / PENDING)
     return folder
 
@@ -453,6 +490,27 @@ def build_news(files: list[Path], work: Path, days: list[date] | None = None,
         if on_stage:
             on_stage(report)
     return days
+
+
+def tail(work_dir: str | Path, snapshots_dir: str | Path, name: str, inputs: list[Path] = (),
+         full: bool = False, corpus: CorpusFiles | None = None, allow_input_loss: bool = False,
+         on_stage: Callable[[StageReport], None] | None = None) -> Path:
+    """The stages after the days, as a nightly build runs them: gather the days' news and
+    questions, filter, write a new version (only its changed days stored), run the blocking
+    checks (on what the version adds, unless ``full`` or the version is the first) and publish
+    it when they pass. Returns its folder; LATEST says whether it was published."""
+    from pastcast.snapshot_checks import publish_if_sound
+
+    work = Path(work_dir)
+    for step in (lambda: gather_news(work), lambda: gather_candidates(work),
+                 lambda: filter_questions_stage(work, full=full)):
+        report = step()
+        if on_stage:
+            on_stage(report)
+    folder = snapshot(work, Path(snapshots_dir), name, list(inputs), publish=False, corpus=corpus,
+                      allow_input_loss=allow_input_loss)
+    publish_if_sound(folder, full or None)
+    return folder
 
 
 def run_all(corpus_dir: str | Path, work_dir: str | Path, snapshots_dir: str | Path,

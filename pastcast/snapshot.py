@@ -20,8 +20,12 @@ import polars as pl
 
 import pastcast
 from pastcast.drops import counts_by_reason
-from pastcast.io import MANIFEST, read_manifest, sha256_file, write_json, write_parquet, write_text
-from pastcast.schemas import TABLES, conform
+from pastcast.io import MANIFEST, read_manifest, sha256_file, write_json, write_text
+from pastcast.schemas import TABLES
+from pastcast.store import (Part, PartWriter, link_or_copy, referenced_parts, remove_temporaries, store_lock,
+                            table_entry, table_files)
+
+FORMAT = 2  # tables as content-addressed parts shared by versions (1: each version's own files)
 
 VERSION = re.compile(r"^v(\d+)$")
 LATEST = "LATEST"
@@ -84,57 +88,72 @@ def resolve(path_or_ref: str | Path, root: str | Path = "snapshots") -> Path:
                             f"under {Path(root).resolve()})")
 
 
-def write_snapshot(tables: dict[str, pl.DataFrame], root: str | Path, name: str,
+def write_snapshot(tables: dict[str, pl.DataFrame | list[Part]], root: str | Path, name: str,
                    window: tuple[date, date], inputs: list[str | Path | dict] = (),
                    stage_counts: dict | None = None, config: dict | None = None,
                    extra: dict | None = None, files: dict[str, str] | None = None,
                    publish: bool = True) -> Path:
     """Write a new version of snapshot ``name`` and (``publish``) move ``LATEST`` to it; return
-    its folder. ``inputs`` are paths (hashed here) or their ``{file, bytes, sha256}`` already
-    known. ``files`` are text files stored beside the tables (e.g. the filter's
-    ``audit.md``), hashed in the manifest like them. The parent is the version LATEST points
-    at: an unpublished version is nobody's parent."""
+    its folder. A table is a frame (stored as one part) or a list of ``Part`` files already on
+    disk (a crawl day each): a part whose digest the store holds, the parent's unchanged days,
+    is named, never copied. ``inputs`` are paths (hashed here) or their ``{file, bytes, sha256}``
+    already known. ``files`` are text files stored beside the manifest (e.g. the filter's
+    ``audit.md``), hashed in it like the tables. The parent is the version LATEST points
+    at: an unpublished version is nobody's parent. The manifest's ``store`` says how many bytes
+    the version added to the store and how many parts it shares."""
     unknown = set(tables) - set(TABLES)
     if unknown:
         raise ValueError(f"unknown snapshot tables {sorted(unknown)}; known: {sorted(TABLES)}")
     folder = Path(root) / name
     folder.mkdir(parents=True, exist_ok=True)
     remove_abandoned_staging(folder)
-    staging = folder / f"{STAGING}{_HOST}-{os.getpid()}-{datetime.now(timezone.utc):%Y%m%dT%H%M%S%f}"
-    staging.mkdir()
-    try:
-        table_info = {}
-        for table, schema in TABLES.items():
-            df = conform(tables.get(table, pl.DataFrame(schema=dict(schema))), schema, table)
-            path = write_parquet(df, staging / f"{table}.parquet")
-            table_info[table] = {"file": path.name, "rows": df.height, "sha256": sha256_file(path)}
-        file_info = {}
-        for file_name, text in (files or {}).items():
-            path = write_text(text, staging / file_name)
-            file_info[file_name] = {"file": path.name, "sha256": sha256_file(path)}
-        drops = tables.get("drops")
-        parent = latest_version(root, name)
-        manifest = {
-            "name": name,
-            "version": None,  # set when the version number is taken
-            "parent_version": parent,
-            "window": {"start": window[0].isoformat(), "end": window[1].isoformat()},
-            "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "code_version": code_version(),
-            "config": config or {},
-            "inputs": [p if isinstance(p, dict) else {"file": Path(p).name, "bytes": Path(p).stat().st_size,
-                                                      "sha256": sha256_file(p)} for p in inputs],
-            "tables": table_info,
-            "files": file_info,
-            "stage_counts": stage_counts or {},
-            "drops_by_reason": counts_by_reason(drops) if drops is not None else {},
-            "llm": {"calls": 0, "tokens": 0, "cost_usd": 0.0},
-            **(extra or {}),
-        }
-        final = _claim_version(folder, staging, manifest)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+    with store_lock(folder):  # `snapshot gc` never removes a part while a version is written
+        remove_temporaries(folder)
+        staging = folder / f"{STAGING}{_HOST}-{os.getpid()}-{datetime.now(timezone.utc):%Y%m%dT%H%M%S%f}"
+        staging.mkdir()
+        try:
+            writer = PartWriter(folder)
+            table_info = {}
+            for table, schema in TABLES.items():
+                given = tables.get(table)
+                if isinstance(given, list):
+                    parts = [writer.part(table, p) for p in given]
+                else:
+                    frame = given if given is not None else pl.DataFrame(schema=dict(schema))
+                    parts = [writer.frame(table, frame)]
+                table_info[table] = table_entry(parts)
+            file_info = {}
+            for file_name, text in (files or {}).items():
+                path = write_text(text, staging / file_name)
+                file_info[file_name] = {"file": path.name, "sha256": sha256_file(path)}
+                writer.written += path.stat().st_size
+            drops = tables.get("drops")
+            parent = latest_version(root, name)
+            manifest = {
+                "name": name,
+                "version": None,  # set when the version number is taken
+                "format": FORMAT,
+                "parent_version": parent,
+                "window": {"start": window[0].isoformat(), "end": window[1].isoformat()},
+                "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                "code_version": code_version(),
+                "config": config or {},
+                "inputs": [p if isinstance(p, dict) else {"file": Path(p).name, "bytes": Path(p).stat().st_size,
+                                                          "sha256": sha256_file(p)} for p in inputs],
+                "tables": table_info,
+                "files": file_info,
+                "stage_counts": stage_counts or {},
+                "drops_by_reason": (extra or {}).pop("drops_by_reason", None) or (
+                    counts_by_reason(drops) if isinstance(drops, pl.DataFrame) else {}),
+                "llm": {"calls": 0, "tokens": 0, "cost_usd": 0.0},
+                "store": {"bytes_written": writer.written, "parts_shared": writer.shared,
+                          "parts": sum(len(t["parts"]) for t in table_info.values())},
+                **(extra or {}),
+            }
+            final = _claim_version(folder, staging, manifest)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
     if publish:
         publish_version(final)
     return final
@@ -191,6 +210,21 @@ def record_checks(snapshot_dir: str | Path, outcomes: dict[str, bool]) -> None:
     with open(final.parent / CHECKS, "a", encoding="utf-8") as log:
         for check, passed in outcomes.items():
             log.write(json.dumps({"version": final.name, "check": check, "passed": passed, "at": at}) + "\n")
+
+
+def passed_checks(snapshot_dir: str | Path) -> set[str]:
+    """The checks whose latest run on this version passed (from the check log)."""
+    final = Path(snapshot_dir)
+    path = final.parent / CHECKS
+    latest: dict[str, bool] = {}
+    for line in path.read_text(encoding="utf-8").splitlines() if path.is_file() else []:
+        try:
+            entry = json.loads(line)
+            if entry["version"] == final.name:
+                latest[entry["check"]] = bool(entry["passed"])
+        except (ValueError, KeyError, TypeError):
+            continue  # a line cut by a crash
+    return {check for check, passed in latest.items() if passed}
 
 
 def checked_versions(root: str | Path, name: str) -> set[str]:
@@ -302,17 +336,45 @@ def _digest(path: Path) -> str:
     return _DIGESTS[key]
 
 
-def _mismatches(folder: Path, manifest: dict, digest) -> list[tuple[str, dict, Path, str]]:
-    """(name, manifest entry, path, "missing" or "sha256") for every table and file the manifest
-    lists that is absent or whose ``digest`` differs; ``verify`` and ``check_integrity`` read it."""
+def _entries(folder: Path, manifest: dict) -> list[tuple[str, dict, Path]]:
+    """(name, entry, path) of every file the manifest lists: each table's parts (or, in the older
+    layout, its file) and the version's own files."""
     out = []
-    for name, info in [*(manifest.get("tables") or {}).items(), *(manifest.get("files") or {}).items()]:
-        path = folder / info["file"]
+    for table, info in (manifest.get("tables") or {}).items():
+        if "parts" in info:
+            out += [(f"{table} part {p['key']}", p, folder.parent / p["path"]) for p in info["parts"]]
+        else:
+            out.append((table, info, folder / info["file"]))
+    out += [(name, info, folder / info["file"]) for name, info in (manifest.get("files") or {}).items()]
+    return out
+
+
+def _mismatches(folder: Path, manifest: dict, digest,
+                trusted: frozenset[str] = frozenset()) -> list[tuple[str, dict, Path, str]]:
+    """(name, manifest entry, path, "missing", "size" or "sha256") for every file the manifest
+    lists that is absent or whose ``digest`` differs; parts in ``trusted`` (paths proved when a
+    published parent was checked) are compared by size only. ``verify`` and
+    ``check_integrity`` read it."""
+    out = []
+    for name, info, path in _entries(folder, manifest):
         if not path.is_file():
             out.append((name, info, path, "missing"))
+        elif info.get("path") in trusted:
+            if info.get("bytes") is not None and path.stat().st_size != info["bytes"]:
+                out.append((name, info, path, "size"))
         elif digest(path) != info["sha256"]:
             out.append((name, info, path, "sha256"))
     return out
+
+
+def _unlisted(folder: Path, manifest: dict) -> list[str]:
+    """Table files in the version's folder that its manifest does not list (a file added after
+    the version was written, which a reader could take for the version's own table)."""
+    listed = manifest.get("tables") or {}
+    if not listed:
+        return []
+    own = {info["file"] for info in listed.values() if "file" in info}
+    return [t for t in TABLES if f"{t}.parquet" not in own and (folder / f"{t}.parquet").exists()]
 
 
 def check_integrity(snapshot_dir: str | Path) -> None:
@@ -327,15 +389,14 @@ def check_integrity(snapshot_dir: str | Path) -> None:
         manifest = read_manifest(folder)
     except (OSError, ValueError) as exc:
         raise SnapshotIntegrityError(str(exc)) from exc
-    listed = manifest.get("tables") or {}
-    unlisted = [t for t in TABLES if listed and t not in listed and (folder / f"{t}.parquet").exists()]
+    unlisted = _unlisted(folder, manifest)
     if unlisted:  # a reader would take it for the version's own table
         raise SnapshotIntegrityError(f"{folder}: {unlisted[0]}.parquet is not in the manifest: a file "
                                      "added after the version was written")
-    for name, info, _path, kind in _mismatches(folder, manifest, _digest)[:1]:
+    for name, info, path, kind in _mismatches(folder, manifest, _digest)[:1]:
         if kind == "missing":
-            raise SnapshotIntegrityError(f"{folder}: {name} ({info['file']}) is missing; the manifest lists it")
-        raise SnapshotIntegrityError(f"{folder}: {name} ({info['file']}) differs from the manifest "
+            raise SnapshotIntegrityError(f"{folder}: {name} ({path.name}) is missing; the manifest lists it")
+        raise SnapshotIntegrityError(f"{folder}: {name} ({path.name}) differs from the manifest "
                                      f"(sha256): the snapshot was changed after it was written")
 
 
@@ -346,22 +407,80 @@ def open_snapshot(path_or_ref: str | Path, root: str | Path = "snapshots") -> Pa
     return folder
 
 
-def verify(snapshot_dir: str | Path) -> list[str]:
-    """Problems found comparing the manifest with the files (empty when it all matches)."""
+def proved_by_parent(snapshot_dir: str | Path) -> frozenset[str]:
+    """Parts this version shares with its parent when the parent was published (its blocking
+    checks, the manifest check among them, passed): an incremental check compares them by
+    size; ``snapshot check --full`` and ``snapshot verify`` hash them again."""
     folder = Path(snapshot_dir)
     manifest = read_manifest(folder)
-    problems = [f"{name}: {path} is missing" if kind == "missing" else f"{name}: sha256 differs from the manifest"
-                for name, _info, path, kind in _mismatches(folder, manifest, sha256_file)]
-    for table, info in manifest["tables"].items():  # row counts of the tables present
-        path = folder / info["file"]
-        if path.is_file():
+    parent = manifest.get("parent_version")
+    if not parent or not (folder.parent / parent / MANIFEST).is_file():
+        return frozenset()
+    try:
+        if parent not in published_versions(folder.parent.parent, folder.parent.name):
+            return frozenset()
+        theirs = read_manifest(folder.parent / parent)
+    except (OSError, ValueError):
+        return frozenset()
+    return frozenset(referenced_parts([theirs]) & referenced_parts([manifest]))
+
+
+def verify(snapshot_dir: str | Path, full: bool = True) -> list[str]:
+    """Problems found comparing the manifest with the files (empty when it all matches): every
+    part's sha256 and row count. ``full=False`` takes the parts shared with a published parent
+    as proved (their size is still compared) and reads only the new ones."""
+    folder = Path(snapshot_dir)
+    manifest = read_manifest(folder)
+    trusted = frozenset() if full else proved_by_parent(folder)
+    problems = []
+    for name, _info, path, kind in _mismatches(folder, manifest, sha256_file, trusted):
+        problems.append(f"{name}: {path} is missing" if kind == "missing" else
+                        f"{name}: {path.name} is not the size the manifest states" if kind == "size" else
+                        f"{name}: sha256 differs from the manifest")
+    for table, info in manifest["tables"].items():  # row counts of the files present
+        entries = info["parts"] if "parts" in info else [{**info, "key": None}]
+        for entry in entries:
+            if entry.get("path") in trusted:
+                continue
+            path = folder.parent / entry["path"] if "path" in entry else folder / entry["file"]
+            label = table if entry["key"] is None else f"{table} part {entry['key']}"
+            if not path.is_file():
+                continue
             try:
                 rows = pl.scan_parquet(path).select(pl.len()).collect().item()
             except (OSError, pl.exceptions.PolarsError) as exc:
-                problems.append(f"{table}: {path} is not a readable Parquet file ({str(exc).splitlines()[0]})")
+                problems.append(f"{label}: {path} is not a readable Parquet file ({str(exc).splitlines()[0]})")
                 continue
-            if rows != info["rows"]:
-                problems.append(f"{table}: {rows} rows, manifest says {info['rows']}")
-    problems += [f"{t}: {folder / f'{t}.parquet'} is not in the manifest" for t in TABLES
-                 if manifest["tables"] and t not in manifest["tables"] and (folder / f"{t}.parquet").exists()]
+            if rows != entry["rows"]:
+                problems.append(f"{label}: {rows} rows, manifest says {entry['rows']}")
+        if "parts" in info and sum(p["rows"] for p in info["parts"]) != info.get("rows"):
+            problems.append(f"{table}: the parts hold {sum(p['rows'] for p in info['parts'])} rows, "
+                            f"the manifest says {info.get('rows')}")
+    problems += [f"{t}: {folder / f'{t}.parquet'} is not in the manifest" for t in _unlisted(folder, manifest)]
     return problems
+
+
+
+def copy_version(snapshot_dir: str | Path, name_folder: str | Path, link: bool = True) -> Path:
+    """A version and every part it names into another snapshot folder (``snapshots/<other>``;
+    parts hard-linked where the file system allows, so nothing is duplicated on one disk):
+    how a version moves to another store or machine. Its manifest says what to copy; the copy
+    keeps the version's number and is verified like any version. ``link=False`` copies the
+    bytes (a copy to be edited, e.g. by a test that damages it, must not share them)."""
+    source = Path(snapshot_dir)
+    manifest = read_manifest(source)
+    target_root = Path(name_folder)
+    target = target_root / source.name
+    if target.exists():
+        raise FileExistsError(f"{target} exists: versions are never overwritten")
+    with store_lock(target_root):
+        for part in sorted(referenced_parts([manifest])):
+            if link:
+                link_or_copy(source.parent / part, target_root / part)
+            elif not (target_root / part).exists():
+                (target_root / part).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(source.parent / part, target_root / part)
+        staging = target_root / f"{STAGING}{_HOST}-{os.getpid()}-copy"
+        shutil.copytree(source, staging, ignore=shutil.ignore_patterns("index", "index-posts"))
+        os.rename(staging, target)
+    return target

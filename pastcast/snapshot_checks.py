@@ -3,6 +3,10 @@
 Each check reads the version's own files (never the working folder), so it judges exactly what
 users will download. Dagster runs them as blocking asset checks; ``pastcast build`` and
 ``pastcast snapshot check`` run the same functions.
+
+A check given ``full=False`` reads, of the tables split by day, only the parts the version does
+not share with its published parent (which passed these checks): a nightly version costs its
+new day, not the corpus. The first version, and ``pastcast snapshot check --full``, read all.
 """
 
 from __future__ import annotations
@@ -16,8 +20,9 @@ import polars as pl
 
 from pastcast.questions.filter import revision_problems, snapshot_leaks
 from pastcast.questions.markets import market_question_problems
-from pastcast.schemas import ADDED_LATER, TABLES
-from pastcast.snapshot import publish_version, read_manifest, record_checks, verify
+from pastcast.schemas import ADDED_LATER, TABLES, scan_parts
+from pastcast.snapshot import passed_checks, proved_by_parent, publish_version, read_manifest, record_checks, verify
+from pastcast.store import read_table, scan_table, table_files
 
 EXAMPLES = 5
 CRAWL_SLACK = timedelta(days=1)  # timezones east of UTC: a page may be dated a day after its crawl
@@ -41,29 +46,50 @@ class CheckOutcome:
 
 
 def _read(folder: Path, table: str, columns: list[str] | None = None) -> pl.DataFrame:
-    return pl.read_parquet(folder / f"{table}.parquet", columns=columns)
+    return read_table(folder, table, columns)
 
 
-def manifest_matches_files(folder: Path) -> CheckOutcome:
+def _checked(folder: Path, table: str, full: bool) -> pl.LazyFrame:
+    """The table, or (``full=False``) only its parts not proved by the published parent."""
+    if full:
+        return scan_table(folder, table)
+    proved = proved_by_parent(folder)
+    info = read_manifest(folder)["tables"].get(table) or {}
+    if "parts" not in info:
+        return scan_table(folder, table)
+    files = [folder.parent / p["path"] for p in info["parts"] if p["path"] not in proved]
+    return scan_parts(files, TABLES[table]) if files else pl.LazyFrame(schema=dict(TABLES[table]))
+
+
+def _schema_problems(table: str, path: Path) -> list[str]:
+    try:
+        found = pl.read_parquet_schema(path)
+    except (OSError, pl.exceptions.PolarsError):
+        return []  # verify reported the file as unreadable
+    want = dict(TABLES[table])
+    if list(found) != list(want):  # a snapshot written before columns were added lacks them
+        want = {c: t for c, t in want.items() if c in found or c not in ADDED_LATER.get(table, ())}
+    if list(found) != list(want):
+        return [f"{table}: columns {list(found)} of {path.name} differ from the schema {list(want)}"]
+    return [f"{table}.{c}: type {found[c]} in {path.name}, schema says {want[c]}" for c, t in want.items()
+            if found[c] != t]
+
+
+def manifest_matches_files(folder: Path, full: bool = True) -> CheckOutcome:
     """Every table's row count and sha256 match the manifest, and its columns and types match
     the declared schema."""
-    problems = verify(folder)
-    for table, info in read_manifest(folder)["tables"].items():
-        path = folder / info["file"]
-        if not path.is_file() or table not in TABLES:
+    problems = verify(folder, full=full)
+    proved = frozenset() if full else proved_by_parent(folder)
+    manifest = read_manifest(folder)
+    for table in manifest["tables"]:
+        if table not in TABLES:
             continue
-        try:
-            found = pl.read_parquet_schema(path)
-        except (OSError, pl.exceptions.PolarsError):
-            continue  # verify reported the file as unreadable
-        want = dict(TABLES[table])
-        if list(found) != list(want):  # a snapshot written before columns were added lacks them
-            want = {c: t for c, t in want.items() if c in found or c not in ADDED_LATER.get(table, ())}
-        if list(found) != list(want):
-            problems.append(f"{table}: columns {list(found)} differ from the schema {list(want)}")
-        else:
-            wrong = [c for c, t in want.items() if found[c] != t]
-            problems += [f"{table}.{c}: type {found[c]}, schema says {want[c]}" for c in wrong]
+        info = manifest["tables"][table]
+        paths = ([folder.parent / p["path"] for p in info["parts"] if p["path"] not in proved]
+                 if "parts" in info else table_files(folder, table, manifest))
+        for path in paths:
+            if path.is_file():
+                problems += _schema_problems(table, path)
     return CheckOutcome.of("manifest_matches_files", problems)
 
 
@@ -89,9 +115,9 @@ def market_questions_follow_their_markets(folder: Path) -> CheckOutcome:
     return CheckOutcome.of("market_questions_follow_their_markets", problems)
 
 
-def articles_within_crawl_bounds(folder: Path) -> CheckOutcome:
+def articles_within_crawl_bounds(folder: Path, full: bool = True) -> CheckOutcome:
     """No article is dated after its crawl plus a day, nor undated."""
-    late = (pl.scan_parquet(folder / "articles.parquet")
+    late = (_checked(folder, "articles", full)
             .filter(pl.col("published_at").is_null() | pl.col("crawled_at").is_null()
                     | (pl.col("published_at") > pl.col("crawled_at") + CRAWL_SLACK))
             .select("article_id", "published_at", "crawled_at").collect())
@@ -103,7 +129,7 @@ def ids_are_unique(folder: Path) -> CheckOutcome:
     """Article, question, market and post ids are unique and present in their tables."""
     problems = []
     for table, column in ID_COLUMNS.items():
-        counted = (pl.scan_parquet(folder / f"{table}.parquet").group_by(column).len()
+        counted = (scan_table(folder, table).select(column).group_by(column).len()
                    .filter((pl.col("len") > 1) | pl.col(column).is_null()).collect())
         problems += [f"{table}.{column} {value!r} appears {n} times" for value, n in counted.iter_rows()]
     return CheckOutcome.of("ids_are_unique", problems)
@@ -128,18 +154,22 @@ def _allowing(name: str, folder: Path, problems: list[str], **metadata) -> Check
     return CheckOutcome.of(name, problems, **metadata)
 
 
-def inputs_read_whole(folder: Path) -> CheckOutcome:
+def inputs_read_whole(folder: Path, full: bool = True) -> CheckOutcome:
     """Every input file was read to its end: none unreadable, cut short or left undated
     (unless the build allowed input loss)."""
-    lost = (pl.scan_parquet(folder / "drops.parquet")
+    lost = (_checked(folder, "drops", full)
             .filter(pl.col("reason").is_in(LOST_INPUT_REASONS))
             .select("reason", "detail").collect())
     return _allowing("inputs_read_whole", folder, [f"{r}: {d[:200]}" for r, d in lost.iter_rows()])
 
 
 def _rows_by_day(folder: Path) -> dict:
-    return dict(pl.scan_parquet(folder / "articles.parquet")
-                .group_by(pl.col("crawled_at").dt.date().alias("day")).len().collect().iter_rows())
+    """Articles a crawl day: from the manifest's day parts (nothing read), else counted."""
+    info = read_manifest(folder)["tables"].get("articles") or {}
+    if "parts" in info and all(p["key"].startswith("day=") for p in info["parts"]):
+        return {p["key"][len("day="):]: p["rows"] for p in info["parts"]}
+    return {str(day): n for day, n in scan_table(folder, "articles")
+            .group_by(pl.col("crawled_at").dt.date().alias("day")).len().collect().iter_rows()}
 
 
 def tables_kept_their_rows(folder: Path) -> CheckOutcome:
@@ -157,7 +187,7 @@ def tables_kept_their_rows(folder: Path) -> CheckOutcome:
         if before >= SHRINK_MIN_ROWS and now < before * SHRINK_LIMIT:
             problems.append(f"{table}: {now} rows, {before} in {parent}")
     before_days, now_days = _rows_by_day(parent_dir), _rows_by_day(folder)
-    for day, before in sorted(before_days.items(), key=lambda kv: str(kv[0])):
+    for day, before in sorted(before_days.items()):
         now = now_days.get(day, 0)
         if before >= SHRINK_MIN_ROWS and now < before * SHRINK_LIMIT:
             problems.append(f"articles crawled {day}: {now}, {before} in {parent}")
@@ -172,26 +202,43 @@ BLOCKING: dict[str, Callable[[Path], CheckOutcome]] = {
 }
 
 
-def run_check(name: str, folder: str | Path) -> CheckOutcome:
+INCREMENTAL = ("manifest_matches_files", "articles_within_crawl_bounds", "inputs_read_whole")  # take ``full``
+
+
+def run_check(name: str, folder: str | Path, full: bool = True) -> CheckOutcome:
     """One blocking check, recorded in the snapshot's check log; a table it cannot read fails
-    it with the reason (a damaged version fails its checks, never crashes them)."""
+    it with the reason (a damaged version fails its checks, never crashes them). ``full=False``:
+    see the module doc."""
     folder = Path(folder)
     try:
-        outcome = BLOCKING[name](folder)
+        outcome = BLOCKING[name](folder, full) if name in INCREMENTAL else BLOCKING[name](folder)
     except (OSError, ValueError, pl.exceptions.PolarsError) as exc:
         outcome = CheckOutcome.of(name, [f"cannot run on {folder}: {type(exc).__name__}: {str(exc).splitlines()[0]}"])
     record_checks(folder, {name: outcome.passed})
     return outcome
 
 
-def run_blocking_checks(folder: str | Path) -> list[CheckOutcome]:
-    return [run_check(name, folder) for name in BLOCKING]
+def needs_full_check(folder: str | Path) -> bool:
+    """A version with no published parent (the first) is checked in full; others may be
+    checked on what they add."""
+    return not proved_by_parent(folder)
 
 
-def publish_if_sound(folder: str | Path) -> list[CheckOutcome]:
+def run_blocking_checks(folder: str | Path, full: bool | None = None) -> list[CheckOutcome]:
+    """Every blocking check; ``full`` None: in full on a first version, on what it adds otherwise."""
+    full = needs_full_check(folder) if full is None else full
+    return [run_check(name, folder, full) for name in BLOCKING]
+
+
+def publish_if_sound(folder: str | Path, full: bool | None = None, reuse_passed: bool = False) -> list[CheckOutcome]:
     """Run the blocking checks; move LATEST to the version only when every one passes. Returns
-    the outcomes (the caller reports the failures)."""
-    outcomes = run_blocking_checks(folder)
+    the outcomes (the caller reports the failures). ``reuse_passed``: a check that already
+    passed on this version (Dagster's blocking checks, just before) is not run again, but the
+    manifest is always compared with the files, so nothing changed since can slip through."""
+    full = needs_full_check(folder) if full is None else full
+    done = passed_checks(folder) - {"manifest_matches_files"} if reuse_passed else set()
+    outcomes = [CheckOutcome(name, True, metadata={"reused": True}) if name in done else run_check(name, folder, full)
+                for name in BLOCKING]
     if all(o.passed for o in outcomes):
         publish_version(folder, {o.name: "passed" + (" (loss allowed)" if o.problems else "") for o in outcomes})
     return outcomes

@@ -19,6 +19,7 @@ from pathlib import Path
 import polars as pl
 
 from pastcast.snapshot import read_manifest
+from pastcast.store import scan_table, table_files
 
 KEYS = {"questions": "question_id", "articles": "article_id"}
 NOT_IN_INPUTS = "not_in_inputs"
@@ -153,15 +154,9 @@ def _diff_inputs(ia: list[dict], ib: list[dict]) -> dict:
 # --- tables ----------------------------------------------------------------------------------
 
 
-def _table_path(folder: Path, manifest: dict, table: str) -> Path:
-    info = (manifest.get("tables") or {}).get(table) or {}
-    return folder / info.get("file", f"{table}.parquet")
-
-
 def _scan(folder: Path, manifest: dict, table: str, key: str) -> pl.LazyFrame:
-    path = _table_path(folder, manifest, table)
-    if path.is_file():
-        return pl.scan_parquet(path)
+    if table_files(folder, table, manifest):
+        return scan_table(folder, table, manifest)
     return pl.LazyFrame(schema={key: pl.String})  # an older snapshot without the table
 
 

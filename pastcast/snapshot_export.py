@@ -38,6 +38,7 @@ from pastcast.questions.peers.openforesight import DEFAULT_SPLIT, OPENFORESIGHT_
 from pastcast.schemas import ARTICLES, QUESTIONS, complete
 from pastcast.search.visibility import not_archive
 from pastcast.snapshot import verify
+from pastcast.store import read_table
 
 EXPORT_FORMATS = ("openforesight", "futuresim-news")
 PASTCAST_EXTRAS = ("answer_aliases", "candidate_outcomes", "source_kind", "source_ids", "category")
@@ -52,9 +53,7 @@ class ExportResult:
 
 
 def _table(folder: Path, manifest: dict, table: str, schema) -> pl.DataFrame:
-    info = manifest["tables"].get(table) or {}
-    path = folder / info.get("file", f"{table}.parquet")
-    return complete(pl.read_parquet(path), schema) if path.is_file() else pl.DataFrame(schema=dict(schema))
+    return complete(read_table(folder, table, manifest=manifest), schema)
 
 
 def _text(col: str) -> pl.Expr:

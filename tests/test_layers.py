@@ -19,12 +19,12 @@ SHARED = 0
 RANKS = {
     "pastcast": SHARED, "pastcast.text": SHARED, "pastcast.search": SHARED, "pastcast.matching": SHARED,
     "pastcast.io": SHARED, "pastcast.schemas": SHARED, "pastcast.drops": SHARED, "pastcast.llm": SHARED,
-    "pastcast.retry": SHARED,
+    "pastcast.retry": SHARED, "pastcast.store": SHARED,
     "pastcast.sources": 1, "pastcast.imports": 1,
     "pastcast.curate": 2,
     "pastcast.questions": 3,
     "pastcast.snapshot": 4, "pastcast.snapshot_checks": 4, "pastcast.snapshot_diff": 4,
-    "pastcast.snapshot_export": 4, "pastcast.snapshot_assemble": 4,
+    "pastcast.snapshot_export": 4, "pastcast.snapshot_assemble": 4, "pastcast.snapshot_gc": 4,
     "pastcast.evaluate": 5,
     "pastcast.daily": 6, "pastcast.pipeline": 6, "pastcast.stage_checks": 6, "pastcast.cli": 6,
 }

@@ -1,6 +1,6 @@
-"""``pastcast snapshot``: list, show, verify, check, create, export and diff snapshot versions,
+"""``pastcast snapshot``: list, show, verify, check, create, export, diff and gc snapshot versions,
 over ``pastcast.snapshot``, ``pastcast.snapshot_checks``, ``pastcast.snapshot_assemble``,
-``pastcast.snapshot_export`` and ``pastcast.snapshot_diff``."""
+``pastcast.snapshot_export``, ``pastcast.snapshot_diff`` and ``pastcast.snapshot_gc``."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from pastcast.cli._shared import console, out, print_checks, user_errors
 
 @click.group()
 def snapshot() -> None:
-    """List, show, verify, check, create, export and diff snapshot versions."""
+    """List, show, verify, check, create, export, diff and garbage-collect snapshot versions."""
 
 
 @snapshot.command("list")
@@ -72,7 +72,10 @@ def snapshot_verify(ref: str, root: str) -> None:
 @click.argument("ref")
 @click.option("--root", default="snapshots", show_default=True, type=click.Path(file_okay=False))
 @click.option("--publish", is_flag=True, help="Move LATEST to REF when every check passes.")
-def snapshot_check(ref: str, root: str, publish: bool) -> None:
+@click.option("--full", is_flag=True,
+              help="Read every part of every table (default: a version with a published parent is checked "
+                   "on the parts it adds; a first version always in full).")
+def snapshot_check(ref: str, root: str, publish: bool, full: bool) -> None:
     """Run the blocking checks on REF (leaks, evidence, crawl bounds, unique ids, manifest);
     exit 1 when one fails."""
     from pastcast.snapshot import resolve
@@ -80,7 +83,7 @@ def snapshot_check(ref: str, root: str, publish: bool) -> None:
 
     with user_errors():
         folder = resolve(ref, root)
-        outcomes = publish_if_sound(folder) if publish else run_blocking_checks(folder)
+        outcomes = publish_if_sound(folder, full or None) if publish else run_blocking_checks(folder, full or None)
     if not print_checks(outcomes):
         raise SystemExit(1)
     out.print(f"{folder}: every blocking check passed" + (" (LATEST)" if publish else ""))
@@ -237,3 +240,25 @@ def snapshot_diff(ref_a: str, ref_b: str, root: str, as_json: bool, limit: int) 
     if diff.identical:
         out.print("no questions or articles added, removed or changed")
 
+
+
+@snapshot.command("gc")
+@click.argument("name")
+@click.option("--keep", required=True, type=int, help="Published versions to keep (the newest; LATEST always).")
+@click.option("--root", default="snapshots", show_default=True, type=click.Path(file_okay=False))
+@click.option("--dry-run", is_flag=True, help="Say what would be removed; remove nothing.")
+def snapshot_gc(name: str, keep: int, root: str, dry_run: bool) -> None:
+    """Remove NAME's published versions beyond the newest KEEP, and the stored parts only they
+    named (never a part a kept version needs; unpublished versions are left for a person), e.g.
+
+    \b
+      pastcast snapshot gc sample --keep 7 --dry-run
+    """
+    from pastcast.snapshot_gc import collect_garbage
+
+    with user_errors():
+        result = collect_garbage(root, name, keep, dry_run=dry_run)
+    verb = "would remove" if dry_run else "removed"
+    gone = ", ".join(result.removed_versions) or "no version"
+    out.print(f"{Path(root) / name}: {verb} {gone} and {result.removed_parts:,} parts "
+              f"({result.freed_bytes / 1e6:,.1f} MB); kept {', '.join(result.kept_versions) or 'none'}")

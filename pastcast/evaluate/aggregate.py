@@ -17,6 +17,7 @@ from pastcast.evaluate.environment import LedgerEntry
 from pastcast.evaluate.metrics import aggregate_forecasts, final_forecasts, paired, peer_relative
 from pastcast.evaluate.runner import read_ledger, score_questions
 from pastcast.io import write_text
+from pastcast.store import read_table
 
 COMPARED = ("bss", "accuracy", "time_weighted_bss")
 
@@ -71,7 +72,7 @@ def aggregate_runs(run_dirs: Sequence[str | os.PathLike]) -> AggregateResult:
     if len(snapshots) != 1:
         raise ValueError(f"the runs replay different snapshots: {sorted(snapshots)}")
     snapshot = Path(snapshots.pop())
-    questions = pl.read_parquet(snapshot / "questions.parquet")
+    questions = read_table(snapshot, "questions")
     finals = {d: final_forecasts(questions, read_ledger(d)) for d in runs}
     scores = {d: pl.read_parquet(Path(d) / "scores.parquet") for d in runs}
     start = min(date.fromisoformat(r["window"]["start"]) for r in runs.values())

@@ -18,6 +18,7 @@ import polars as pl
 
 from pastcast.evaluate.scoring import MAX_OUTCOMES
 from pastcast.schemas import MARKET_PRICES, MARKETS, empty
+from pastcast.store import has_table, read_table
 
 
 def end_of_day(day: date) -> datetime:
@@ -45,10 +46,9 @@ class MarketConsensus:
     @classmethod
     def from_snapshot(cls, folder: str | os.PathLike, questions: pl.DataFrame) -> MarketConsensus:
         folder = Path(folder)
-        markets_path, prices_path = folder / "markets.parquet", folder / "market_prices.parquet"
-        if not (markets_path.is_file() and prices_path.is_file()):  # a snapshot without markets
+        if not (has_table(folder, "markets") and has_table(folder, "market_prices")):  # a snapshot without markets
             return cls(questions.clear(), empty(MARKETS), empty(MARKET_PRICES))
-        return cls(questions, pl.read_parquet(markets_path), pl.read_parquet(prices_path))
+        return cls(questions, read_table(folder, "markets"), read_table(folder, "market_prices"))
 
     def __contains__(self, question_id: str) -> bool:
         return question_id in self._market_of

@@ -20,6 +20,7 @@ from pastcast.evaluate.consensus import MarketConsensus
 from pastcast.search.index import ArticleIndex, Hit, open_or_build
 from pastcast.evaluate.scoring import InvalidForecast, validate
 from pastcast.snapshot import MANIFEST, check_integrity, read_manifest
+from pastcast.store import has_table, read_table
 
 ANSWER_FIELDS = ("answer", "answer_aliases")
 
@@ -80,7 +81,7 @@ class ReplayEnvironment:
         # a bare folder of tables (tests, hand-made snapshots) may have no manifest
         has_manifest = (self._snapshot_dir / MANIFEST).is_file()
         self.manifest = read_manifest(self._snapshot_dir) if has_manifest else {}
-        questions = pl.read_parquet(self._snapshot_dir / "questions.parquet").filter(
+        questions = read_table(self._snapshot_dir, "questions").filter(
             pl.col("open_date").is_not_null() & pl.col("resolution_date").is_not_null()
         )
         rows = questions.sort("open_date", "question_id").to_dicts()
@@ -101,7 +102,7 @@ class ReplayEnvironment:
         self.today = self.start
         self._index = index
         self._post_index: ArticleIndex | None = None
-        self._has_posts = (self._snapshot_dir / "posts.parquet").is_file()
+        self._has_posts = has_table(self._snapshot_dir, "posts")
         self._ledger: list[LedgerEntry] = []
         self.requested_wake: date | None = None  # set by sleep(); read by the Sleep policy
         self._search_ms: list[float] = []

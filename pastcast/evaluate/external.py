@@ -47,6 +47,7 @@ from pastcast.evaluate.metrics import summary_metrics
 from pastcast.evaluate.runner import ledger_line, score_questions, summarise, utcnow, with_crowd
 from pastcast.evaluate.scoring import InvalidForecast, validate
 from pastcast.io import loads_json, write_json, write_parquet, write_text
+from pastcast.store import read_table
 
 DEFAULT_AGENT = "external"
 REASONS = ("malformed", "unknown_question", "agent_mismatch", "outside_window", "before_open",
@@ -80,7 +81,7 @@ class Checked:
 
 
 def _load_questions(snapshot_dir: Path) -> pl.DataFrame:
-    return pl.read_parquet(snapshot_dir / "questions.parquet").filter(
+    return read_table(snapshot_dir, "questions").filter(
         pl.col("open_date").is_not_null() & pl.col("resolution_date").is_not_null()
     ).sort("question_id")
 

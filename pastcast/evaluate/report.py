@@ -16,6 +16,7 @@ import polars as pl
 import pastcast
 from pastcast.evaluate.leaderboard import leaderboard
 from pastcast.evaluate.runner import daily_metrics, read_ledger
+from pastcast.store import read_table
 
 W, H, PAD = 560, 260, 44
 COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf")
@@ -102,7 +103,7 @@ def daily_scores(run_dir: Path) -> list[tuple[date, float]]:
         daily = pl.read_parquet(path)
     else:
         run = json.loads((run_dir / "run.json").read_text())
-        questions = pl.read_parquet(Path(run["snapshot"]["path"]) / "questions.parquet")
+        questions = read_table(Path(run["snapshot"]["path"]), "questions")
         ledger = read_ledger(run_dir)
         start, end = (date.fromisoformat(run["window"][k]) for k in ("start", "end"))
         daily = daily_metrics(questions, ledger, start, end)

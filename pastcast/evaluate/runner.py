@@ -25,6 +25,7 @@ from pastcast.evaluate.policies import EveryDay, WakePolicy
 from pastcast.evaluate.scoring import brier_skill_score, standing, time_weighted_bss, top1_accuracy
 from pastcast.io import write_json, write_parquet
 from pastcast.llm import LLMSettings
+from pastcast.store import read_table
 
 Progress = Callable[[int, int, date], None]
 
@@ -330,7 +331,7 @@ def finish_run(env: ReplayEnvironment, snapshot_dir: Path, out_dir: Path, agent_
     """Score a finished replay (its ledger is in ``env``) and write scores.parquet and run.json;
     with ``judge``, an LLM also rules on outcomes the matching rules did not accept."""
     check_integrity(snapshot_dir)  # again: a long replay (a served one: days) must score what it replayed
-    questions = pl.read_parquet(snapshot_dir / "questions.parquet").filter(
+    questions = read_table(snapshot_dir, "questions").filter(
         pl.col("open_date").is_not_null() & pl.col("resolution_date").is_not_null()
     ).sort("question_id")
     judged = None

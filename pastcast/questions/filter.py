@@ -37,6 +37,7 @@ from pastcast.questions.difficulty import DifficultyConfig, difficulty_filter
 from pastcast.questions.leakage import cross_leaks, find_pairs, self_leaks
 from pastcast.questions.question_dedup import QuestionDedupConfig, merge_duplicates
 from pastcast.questions.revision import RevisionConfig, revise_resolution_dates
+from pastcast.questions.revision.memo import RevisionMemo
 from pastcast.questions.steps import Evidence, StepResult
 from pastcast.questions.quality import quality_flags
 from pastcast.questions.templates import TemplateCapConfig, template_steps
@@ -86,11 +87,13 @@ Step = Callable[[pl.DataFrame], StepResult]
 
 
 def filter_questions(candidates: pl.DataFrame, articles: pl.DataFrame, config: FilterConfig = FilterConfig(),
-                     *, index: ArticleIndex | None = None, judge=None, llm_settings=None) -> FilterRun:
+                     *, index: ArticleIndex | None = None, judge=None, llm_settings=None,
+                     memo: RevisionMemo | None = None) -> FilterRun:
     """Run every step over ``candidates``; ``articles`` is the corpus searched for early
     reports (its date-gated index is built in a temporary folder unless ``index`` is given).
     ``judge`` confirms revision evidence (None: the lexical rule decides); ``llm_settings`` is
-    needed only when a difficulty filter or the quality audit's LLM pass is on."""
+    needed only when a difficulty filter or the quality audit's LLM pass is on. ``memo``: the
+    revision work of the build before (``pastcast.questions.revision.memo``)."""
     if config.difficulty.enabled and llm_settings is None:
         raise ValueError("the difficulty filters need an LLM: pass a model (--difficulty-model)")
     if config.quality_llm and llm_settings is None:
@@ -104,7 +107,7 @@ def filter_questions(candidates: pl.DataFrame, articles: pl.DataFrame, config: F
         revision_box: dict = {}
 
         def revise(qs: pl.DataFrame) -> StepResult:
-            outcome = revise_resolution_dates(qs, index, articles, config.revision, judge)
+            outcome = revise_resolution_dates(qs, index, articles, config.revision, judge, memo)
             if isinstance(outcome, tuple):  # (StepResult, decided_by)
                 outcome, revision_box["decided_by"] = outcome
             else:

@@ -32,6 +32,8 @@ import tantivy
 from tantivy import FieldType, Occur, Query
 
 from pastcast.io import MANIFEST, locked, read_manifest, sha256_file, write_parquet
+from pastcast.schemas import ARTICLES, TABLES, scan_parts
+from pastcast.store import scan_table, table_files
 from pastcast.search.visibility import not_archive
 
 INDEX_FORMAT = 2  # bump when the schema, analyzer or what is indexed changes; stale indexes get rebuilt
@@ -257,8 +259,9 @@ def _exists(path: Path) -> bool:
 SEARCHABLE = {"articles": "index", "posts": "index-posts"}  # table -> index folder in the snapshot
 
 
-def _documents(snapshot_dir: Path, table: str) -> pl.LazyFrame:
-    frame = pl.scan_parquet(snapshot_dir / f"{table}.parquet")
+def _documents(snapshot_dir: Path, table: str, files: list[Path] | None = None) -> pl.LazyFrame:
+    """The table's rows as documents to index (``files``: only those of its parts)."""
+    frame = scan_table(snapshot_dir, table) if files is None else scan_parts(files, TABLES[table])
     if table == "posts":
         return frame.select(pl.col("post_id").alias("article_id"),
                             pl.concat_str(pl.col("platform"), pl.col("kind"), pl.col("community"),
@@ -267,19 +270,92 @@ def _documents(snapshot_dir: Path, table: str) -> pl.LazyFrame:
     return frame
 
 
+def _manifest(snapshot_dir: Path) -> dict:
+    return read_manifest(snapshot_dir) if (snapshot_dir / MANIFEST).is_file() else {}
+
+
 def _stated_digest(snapshot_dir: Path, table: str) -> str | None:
     """The table's sha256 as the snapshot's manifest states it (None without one)."""
-    manifest = read_manifest(snapshot_dir) if (snapshot_dir / MANIFEST).is_file() else {}
-    return ((manifest.get("tables") or {}).get(table) or {}).get("sha256")
+    return ((_manifest(snapshot_dir).get("tables") or {}).get(table) or {}).get("sha256")
+
+
+def _stated_parts(snapshot_dir: Path, table: str) -> list[dict] | None:
+    """The table's parts as the manifest lists them (None: a table stored as one file)."""
+    info = (_manifest(snapshot_dir).get("tables") or {}).get(table) or {}
+    return list(info["parts"]) if "parts" in info else None
 
 
 def _fingerprint(snapshot_dir: Path, table: str = "articles") -> str:
-    """Identifies a table: the manifest's sha256 when present, else size and mtime."""
+    """Identifies a table: the manifest's sha256 when present, else sizes and mtimes."""
     digest = _stated_digest(snapshot_dir, table)
     if not digest:
-        st = (snapshot_dir / f"{table}.parquet").stat()
-        digest = f"{st.st_size}:{st.st_mtime_ns}"
+        digest = ",".join(f"{st.st_size}:{st.st_mtime_ns}" for st in (f.stat() for f in table_files(snapshot_dir, table)))
     return f"{INDEX_FORMAT}:{table}:{digest}" if table != "articles" else f"{INDEX_FORMAT}:{digest}"
+
+
+def _proved_digest(snapshot_dir: Path, table: str) -> str:
+    """The digest of the bytes to index, proved against the manifest (every part's sha256, or
+    the one file's); a ValueError naming the table when they differ."""
+    parts = _stated_parts(snapshot_dir, table)
+    if parts is None:
+        (source,) = table_files(snapshot_dir, table) or [snapshot_dir / f"{table}.parquet"]
+        digest = sha256_file(source)
+        stated = _stated_digest(snapshot_dir, table)
+        if stated and digest != stated:
+            raise ValueError(f"{snapshot_dir}: {table} ({source.name}) differs from the manifest (sha256): not indexed")
+        return digest
+    for part in parts:
+        if sha256_file(snapshot_dir.parent / part["path"]) != part["sha256"]:
+            raise ValueError(f"{snapshot_dir}: {table} part {part['key']} differs from the manifest (sha256): "
+                             "not indexed")
+    return _stated_digest(snapshot_dir, table)
+
+
+def _cache_slot(cache_dir: Path, snapshot_dir: Path, fingerprint: str) -> Path:
+    return cache_dir / hashlib.sha256(f"{snapshot_dir.resolve()}|{fingerprint}".encode()).hexdigest()[:24]
+
+
+def _parent_index(snapshot_dir: Path, table: str, cache_dir: Path, trusted_local: bool) -> tuple[Path, set[str]] | None:
+    """A current index of the parent version whose parts are all parts of this version: the
+    base a version's index grows from (its new days added). None when there is none."""
+    parent = _manifest(snapshot_dir).get("parent_version")
+    ours = _stated_parts(snapshot_dir, table)
+    parent_dir = snapshot_dir.parent / parent if parent else None
+    if ours is None or parent_dir is None or not (parent_dir / MANIFEST).is_file():
+        return None
+    stated = _stated_digest(parent_dir, table)
+    candidates = [_cache_slot(cache_dir, parent_dir, f"{INDEX_FORMAT}:{table}:{stated}")]
+    if trusted_local:
+        candidates.insert(0, parent_dir / SEARCHABLE[table])
+    mine = {p["path"] for p in ours}
+    for path in candidates:
+        try:
+            meta = json.loads((path / META_FILE).read_text())
+        except (OSError, ValueError):
+            continue
+        indexed = set(meta.get("parts") or [])
+        if _exists(path) and meta.get("format") == INDEX_FORMAT and indexed and indexed <= mine:
+            return path, indexed
+    return None
+
+
+def _grow(base: Path, tmp: Path, snapshot_dir: Path, table: str, indexed: set[str]) -> int:
+    """The parent's index in ``tmp`` (its immutable segment files linked, not copied) with the
+    documents of the parts it lacks added as a new segment: as a fresh index would score, since
+    nothing is deleted."""
+    for item in base.iterdir():
+        if item.is_file() and not item.name.startswith(".tantivy") and item.name != META_FILE:
+            try:
+                os.link(item, tmp / item.name)
+            except OSError:  # another file system: copy
+                shutil.copyfile(item, tmp / item.name)
+    new = [snapshot_dir.parent / p["path"] for p in _stated_parts(snapshot_dir, table) if p["path"] not in indexed]
+    index = tantivy.Index.open(str(tmp))
+    writer = index.writer(heap_size=128_000_000)
+    added = _add(writer, _documents(snapshot_dir, table, new)) if new else 0
+    writer.commit()
+    writer.wait_merging_threads()
+    return added
 
 
 def _is_current(path: Path, fingerprint: str) -> bool:
@@ -315,20 +391,14 @@ def open_or_build(snapshot_dir: str | os.PathLike, cache_dir: str | os.PathLike 
     cache, keyed by the table's sha256, and opened from there.
     """
     snapshot_dir = Path(snapshot_dir)
-    source = snapshot_dir / f"{table}.parquet"
+    cache_dir = Path(cache_dir or default_cache_dir())
     if trust_snapshot_copy:
         fingerprint = _fingerprint(snapshot_dir, table)
     else:  # keyed by the bytes indexed, which must be the manifest's
-        digest = sha256_file(source)
-        stated = _stated_digest(snapshot_dir, table)
-        if stated and digest != stated:
-            raise ValueError(f"{snapshot_dir}: {table} ({source.name}) differs from the manifest (sha256): "
-                             f"not indexed")
+        digest = _proved_digest(snapshot_dir, table)
         fingerprint = f"{INDEX_FORMAT}:{table}:{digest}"
     local = snapshot_dir / SEARCHABLE[table]
-    cached = Path(cache_dir or default_cache_dir()) / hashlib.sha256(
-        f"{snapshot_dir.resolve()}|{fingerprint}".encode()
-    ).hexdigest()[:24]
+    cached = _cache_slot(cache_dir, snapshot_dir, fingerprint)
     for candidate in ((local, cached) if trust_snapshot_copy else (cached,)):
         if _is_current(candidate, fingerprint):
             return ArticleIndex.open(candidate)
@@ -336,9 +406,18 @@ def open_or_build(snapshot_dir: str | os.PathLike, cache_dir: str | os.PathLike 
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".index-", dir=target.parent))
     try:
-        ArticleIndex.build(_documents(snapshot_dir, table), tmp, meta={"fingerprint": fingerprint})
-        if not trust_snapshot_copy and sha256_file(source) != digest:  # changed while it was read
-            raise ValueError(f"{snapshot_dir}: {table} ({source.name}) changed while it was indexed: not indexed")
+        parts = _stated_parts(snapshot_dir, table)
+        base = _parent_index(snapshot_dir, table, cache_dir, trust_snapshot_copy)
+        meta = {"fingerprint": fingerprint, "parts": sorted(p["path"] for p in parts) if parts else None}
+        if base is not None:  # the parent's index, plus this version's new days
+            added = _grow(base[0], tmp, snapshot_dir, table, base[1])
+            documents = tantivy.Index.open(str(tmp)).searcher().num_docs
+            (tmp / META_FILE).write_text(json.dumps({"format": INDEX_FORMAT, "documents": documents, **meta,
+                                                     "grown_from": str(base[0]), "added": added}))
+        else:
+            ArticleIndex.build(_documents(snapshot_dir, table), tmp, meta=meta)
+        if not trust_snapshot_copy and _proved_digest(snapshot_dir, table) != digest:  # changed while read
+            raise ValueError(f"{snapshot_dir}: {table} changed while it was indexed: not indexed")
         if not _is_current(target, fingerprint):  # else a concurrent builder won: keep theirs
             if target.exists():  # stale
                 shutil.rmtree(target)
@@ -352,7 +431,7 @@ def open_or_build(snapshot_dir: str | os.PathLike, cache_dir: str | os.PathLike 
     return ArticleIndex.open(target)
 
 
-INDEXED = "indexed.parquet"  # beside an updatable index: each document's id and content key
+INDEXED = "indexed"  # beside an updatable index: a file a part, each document's id and content key
 
 
 def _keys(articles: pl.LazyFrame) -> pl.LazyFrame:
@@ -361,39 +440,74 @@ def _keys(articles: pl.LazyFrame) -> pl.LazyFrame:
             .select("article_id", pl.struct("title", "text", "published_at").hash().alias("key")))
 
 
-def update_or_build(folder: str | os.PathLike) -> ArticleIndex:
-    """The index of ``folder/articles.parquet`` in ``folder/index``, brought up to date by
-    adding only the articles it lacks (a new day's), instead of indexing every article again.
-    Built whole when absent, of another format, or when an indexed article changed or went
-    (rare: a day built again, a copy displaced by an earlier one): tantivy keeps a deleted
-    document in its BM25 statistics until segments merge, and an updated index must score
-    exactly like a fresh one. The index is marked stale before it is touched and current only
-    after the commit, so an interrupted update is rebuilt next time; updates take turns."""
+def _parts_fingerprint(parts) -> str:
+    h = hashlib.sha256()
+    for p in parts:
+        h.update(f"{p.key}\t{p.sha256}\n".encode())
+    return f"{INDEX_FORMAT}:parts:{h.hexdigest()}"
+
+
+def _keys_file(target: Path, key: str) -> Path:
+    return target / INDEXED / f"{key}.parquet"
+
+
+def update_or_build(folder: str | os.PathLike, parts) -> ArticleIndex:
+    """The index of a table held in ``parts`` (each with ``key``, ``path`` and ``sha256``: a
+    build's gathered days) in ``folder/index``, brought up to date by reading only the parts that
+    changed since it was last updated and adding the articles it lacks (a new day's), instead of
+    indexing every article again. Built whole when absent, of another format, or when an indexed
+    article changed or went (rare: a day built again, a copy displaced by an earlier one):
+    tantivy keeps a deleted document in its BM25 statistics until segments merge, and an updated
+    index must score exactly like a fresh one. The index is marked stale before it is touched
+    and current only after the commit, so an interrupted update is rebuilt next time; updates
+    take turns."""
     folder = Path(folder)
+    parts = list(parts)
     target = folder / SEARCHABLE["articles"]
     with locked(folder / ".index.lock"):
-        fingerprint = _fingerprint(folder)
-        if _is_current(target, fingerprint) and (target / INDEXED).is_file():
+        fingerprint = _parts_fingerprint(parts)
+        if _is_current(target, fingerprint):
             return ArticleIndex.open(target)
-        articles = pl.scan_parquet(folder / "articles.parquet")
-        new = _keys(articles).collect(engine="streaming")  # ids and hashes only, texts streamed
         meta_file = target / META_FILE
-        meta = json.loads(meta_file.read_text()) if meta_file.is_file() else {}
-        old = pl.read_parquet(target / INDEXED) if (target / INDEXED).is_file() else None
-        gone = old.join(new, on=["article_id", "key"], how="anti").height if old is not None else None
-        if not (_exists(target) and meta.get("format") == INDEX_FORMAT and gone == 0):
+        try:
+            meta = json.loads(meta_file.read_text()) if meta_file.is_file() else {}
+        except ValueError:
+            meta = {}
+        indexed = meta.get("parts") or {}
+        usable = _exists(target) and meta.get("format") == INDEX_FORMAT and isinstance(indexed, dict) and all(
+            _keys_file(target, k).is_file() for k in indexed)
+        changed = [p for p in parts if indexed.get(p.key) != p.sha256] if usable else parts
+        left = set(indexed) - {p.key for p in parts}
+        new = {p.key: _keys(scan_parts([p.path], ARTICLES)).collect() for p in changed}
+        added = None
+        if usable:
+            old = [pl.read_parquet(_keys_file(target, k)) for k in [*(p.key for p in changed if p.key in indexed), *left]]
+            old = pl.concat(old) if old else pl.DataFrame(schema={"article_id": pl.String, "key": pl.UInt64})
+            fresh = pl.concat(list(new.values())) if new else old.clear()
+            if old.join(fresh, on=["article_id", "key"], how="anti").height == 0:
+                added = fresh.join(old, on=["article_id", "key"], how="anti").select("article_id")
+        meta_file.unlink(missing_ok=True)  # stale until committed
+        if added is None:
             shutil.rmtree(target, ignore_errors=True)
-            ArticleIndex.build(articles, target, meta={"fingerprint": fingerprint, "updated": None})
-            write_parquet(new, target / INDEXED)
-            return ArticleIndex.open(target)
-        added = new.join(old, on=["article_id", "key"], how="anti").select("article_id")
-        meta_file.unlink()  # stale until committed
-        index = tantivy.Index.open(str(target))
-        writer = index.writer(heap_size=128_000_000)
-        _add(writer, articles.join(added.lazy(), on="article_id", how="semi"))
-        writer.commit()
-        writer.wait_merging_threads()
-        write_parquet(new, target / INDEXED)
-        meta_file.write_text(json.dumps({"format": INDEX_FORMAT, "documents": new.height, "fingerprint": fingerprint,
-                                         "updated": {"added": added.height}}))
+            ArticleIndex.build(scan_parts([p.path for p in parts], ARTICLES) if parts else
+                               pl.LazyFrame(schema=ARTICLES), target)
+            new.update({p.key: _keys(scan_parts([p.path], ARTICLES)).collect() for p in parts if p.key not in new})
+            shutil.rmtree(target / INDEXED, ignore_errors=True)
+            updated = None
+        else:
+            index = tantivy.Index.open(str(target))
+            writer = index.writer(heap_size=128_000_000)
+            sources = [p.path for p in changed]
+            if sources and added.height:
+                _add(writer, scan_parts(sources, ARTICLES).join(added.lazy(), on="article_id", how="semi"))
+            writer.commit()
+            writer.wait_merging_threads()
+            updated = {"added": added.height, "parts_read": len(changed)}
+        for key in left:
+            _keys_file(target, key).unlink(missing_ok=True)
+        for key, frame in new.items():
+            write_parquet(frame, _keys_file(target, key))
+        meta_file.write_text(json.dumps({"format": INDEX_FORMAT, "fingerprint": fingerprint,
+                                         "documents": tantivy.Index.open(str(target)).searcher().num_docs,
+                                         "parts": {p.key: p.sha256 for p in parts}, "updated": updated}))
         return ArticleIndex.open(target)

@@ -14,6 +14,7 @@ import polars as pl
 
 from pastcast.questions.revision.judge import ArticleRef, Judge, JudgeItem, _judge_all, decided_by
 from pastcast.questions.revision.lexical import LEXICAL, _Rule, article_sentences
+from pastcast.questions.revision.memo import RevisionMemo
 from pastcast.questions.steps import Evidence, StepResult
 from pastcast.search.index import ArticleIndex, Hit
 from pastcast.search.keywords import keywords
@@ -117,15 +118,16 @@ def _short(s: str, n: int = 300) -> str:
 
 
 def revise_resolution_dates(questions: pl.DataFrame, index: ArticleIndex | None, articles: pl.DataFrame,
-                            config: RevisionConfig = RevisionConfig(), judge: Judge | None = None
-                            ) -> RevisionResult:
+                            config: RevisionConfig = RevisionConfig(), judge: Judge | None = None,
+                            memo: RevisionMemo | None = None) -> RevisionResult:
     """Move each question's resolution date to the earliest article that already reported its
     answer, or drop it (``answer_known_early``) when too little forecasting window is left.
 
     ``index`` is the date-gated search index of ``articles`` (built in a temporary folder when
     None). Returns the kept questions (revised ones with ``original_resolution_date`` and
     ``revision_evidence``), the drops, one ``Evidence`` per revision or drop, and
-    ``decided_by``."""
+    ``decided_by``. With a ``memo`` (``pastcast.questions.revision.memo``) a question searched
+    by the build before is searched only in the articles added since."""
     if config.judge_scope not in ("outcome", "mention"):
         raise ValueError(f"judge_scope must be 'outcome' or 'mention', not {config.judge_scope!r}")
     tmp = None
@@ -133,10 +135,74 @@ def revise_resolution_dates(questions: pl.DataFrame, index: ArticleIndex | None,
         if index is None:
             tmp = Path(tempfile.mkdtemp(prefix="pastcast-revision-index-"))
             index = ArticleIndex.build(articles, tmp / "index")
+        if memo is not None:
+            return _revise_remembering(questions, index, articles, config, judge, memo)
         return _revise(questions, index, articles, config, judge)
     finally:
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _by_question(result: RevisionResult) -> tuple[dict, dict, dict]:
+    """A result's kept rows, drops and evidence by question id."""
+    kept = {q["question_id"]: q for q in result.kept.to_dicts()}
+    drops: dict[str, list] = {}
+    for d in result.drops:
+        drops.setdefault(d.item_id, []).append(d)
+    evidence: dict[str, list] = {}
+    for e in result.evidence:
+        evidence.setdefault(e.question_id, []).append(e)
+    return kept, drops, evidence
+
+
+def _revise_remembering(questions: pl.DataFrame, index: ArticleIndex, articles: pl.DataFrame,
+                        config: RevisionConfig, judge: Judge | None, memo: RevisionMemo) -> RevisionResult:
+    """``_revise`` over the questions the memo does not know; the others keep their outcome,
+    searched again only in the articles added since (their parts' own index)."""
+    rows = questions.to_dicts()
+    fresh, known, again = [], {}, {}
+    for q in rows:
+        recalled = memo.recall(q)
+        if recalled is None:
+            fresh.append(q)
+            continue
+        entry, added = recalled
+        known[q["question_id"]] = entry
+        if added and entry["_kept"]:
+            again.setdefault(tuple(added), []).append(memo.outcome_row(entry))
+    result = _revise(pl.DataFrame(fresh, schema=questions.schema) if fresh else questions.clear(),
+                     index, articles, config, judge)
+    kept, drops, evidence = _by_question(result)
+    for qid, entry in known.items():  # the earlier outcome, unless the new articles change it
+        if entry["_kept"]:
+            kept[qid] = memo.outcome_row(entry)
+        drops[qid], evidence[qid] = memo.drops(entry), memo.evidence(entry)
+    for files, prior in again.items():
+        searched = _revise(pl.DataFrame(prior, schema=questions.schema), memo.new_articles_index(list(files)),
+                           articles, config, judge)
+        memo.searched_new += len(prior)
+        result.searches += searched.searches
+        now, new_drops, new_evidence = _by_question(searched)
+        for q in prior:
+            qid = q["question_id"]
+            if qid not in now:
+                kept.pop(qid, None)
+            else:
+                kept[qid] = now[qid]
+            drops[qid] = [*drops.get(qid, []), *new_drops.get(qid, [])]
+            evidence[qid] = [*evidence.get(qid, []), *new_evidence.get(qid, [])]
+    memo.reused += len(known)
+    out = []
+    for q in rows:
+        qid = q["question_id"]
+        memo.remember(q, kept.get(qid, q), qid in kept, evidence.get(qid, []), drops.get(qid, []))
+        if qid in kept:
+            out.append(kept[qid])
+    result.kept = pl.DataFrame(out, schema=questions.schema) if out else questions.clear()
+    result.drops = [d for q in rows for d in drops.get(q["question_id"], [])]
+    result.evidence = [e for q in rows for e in evidence.get(q["question_id"], [])]
+    result.checked += len(known)
+    return result
 
 
 def _revise(questions: pl.DataFrame, index: ArticleIndex, articles: pl.DataFrame, config: RevisionConfig,

@@ -1,0 +1,128 @@
+"""Revision work kept between builds, so a nightly build searches the corpus for the new
+questions only.
+
+A question that reaches the revision step exactly as in the build before (same row, same
+settings) keeps that build's outcome (kept, revised or dropped, with its evidence); if articles
+were added since (the new day, a day rewritten), it is searched again in those articles alone,
+for a report earlier than its resolution date. A new or changed question is searched in the
+whole corpus. What the memo holds is keyed by the row's content and the revision settings: a
+change of either is a new question to it. ``full`` builds ignore it (and write it afresh).
+
+Results equal a full search except when the new articles would push a report out of the top
+``k`` hits of a search over everything: the memo can then find it where a full search would
+not (an earlier report still in view), never the reverse.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import tempfile
+from dataclasses import asdict
+from pathlib import Path
+
+import polars as pl
+
+from pastcast.drops import Drop
+from pastcast.io import sha256_file, write_json, write_parquet
+from pastcast.questions.steps import Evidence
+from pastcast.schemas import ARTICLES, QUESTIONS, scan_parts
+from pastcast.search.index import INDEX_FORMAT, ArticleIndex
+
+MEMO_FORMAT = 1
+MEMO_COLUMNS = {"_key": pl.String, "_kept": pl.Boolean, "_evidence": pl.String, "_drops": pl.String}
+
+
+def _json_row(row: dict) -> str:
+    return json.dumps(row, default=str, sort_keys=True, ensure_ascii=False)
+
+
+class RevisionMemo:
+    """The outcomes of the last build's revision step (``path``, a Parquet table; beside it
+    ``<path>.json``, the article parts its index held and the table's sha256), against
+    ``parts``: part key -> (sha256, file) of the corpus now."""
+
+    def __init__(self, path: str | Path, parts: dict[str, tuple[str, Path]], settings: dict, forget: bool = False):
+        self.path = Path(path)
+        self.parts = parts
+        self._salt = json.dumps({"memo": MEMO_FORMAT, "index": INDEX_FORMAT, **settings}, sort_keys=True, default=str)
+        self._searched: dict[str, str] = {}
+        self._earlier = {} if forget else self._load()  # forget: a full build searches everything
+        self._now: list[dict] = []
+        self._indexes: dict[tuple[Path, ...], ArticleIndex] = {}
+        self._tmp: list[Path] = []
+        self.reused = 0  # questions whose earlier outcome stood
+        self.searched_new = 0  # questions searched in the new articles only
+
+    @property
+    def _record(self) -> Path:
+        return self.path.with_name(self.path.name + ".json")
+
+    def _load(self) -> dict[str, dict]:
+        try:
+            record = json.loads(self._record.read_text())
+            if record.get("sha256") != sha256_file(self.path):
+                return {}  # the table and its record are of different builds: search again
+            table = pl.read_parquet(self.path)
+        except (OSError, ValueError, pl.exceptions.PolarsError):
+            return {}  # no memo, or one cut short: everything is searched again
+        if set(MEMO_COLUMNS) - set(table.columns):
+            return {}
+        self._searched = dict(record.get("parts") or {})
+        return {row["_key"]: row for row in table.iter_rows(named=True)}
+
+    def key(self, row: dict) -> str:
+        return hashlib.sha256(f"{self._salt}\n{_json_row(row)}".encode()).hexdigest()
+
+    def recall(self, row: dict) -> tuple[dict, list[Path]] | None:
+        """The earlier outcome of this row and the files of the parts added or changed since
+        it was searched; None when it was never searched so, or a part it was searched in is
+        gone (then it is searched in full)."""
+        entry = self._earlier.get(self.key(row))
+        if entry is None:
+            return None
+        if any(k not in self.parts for k in self._searched):
+            return None
+        return entry, [path for k, (sha, path) in sorted(self.parts.items()) if self._searched.get(k) != sha]
+
+    @staticmethod
+    def outcome_row(entry: dict) -> dict:
+        return {c: entry[c] for c in QUESTIONS}
+
+    @staticmethod
+    def evidence(entry: dict) -> list[Evidence]:
+        return [Evidence(**{k: tuple(v) if isinstance(v, list) else v for k, v in e.items()})
+                for e in json.loads(entry["_evidence"])]
+
+    @staticmethod
+    def drops(entry: dict) -> list[Drop]:
+        return [Drop(**d) for d in json.loads(entry["_drops"])]
+
+    def new_articles_index(self, files: list[Path]) -> ArticleIndex:
+        """A date-gated index of these parts' articles alone (built once a run)."""
+        key = tuple(files)
+        if key not in self._indexes:
+            tmp = Path(tempfile.mkdtemp(prefix="pastcast-revision-new-"))
+            self._tmp.append(tmp)
+            self._indexes[key] = ArticleIndex.build(scan_parts(files, ARTICLES), tmp / "index")
+        return self._indexes[key]
+
+    def remember(self, row: dict, outcome: dict, kept: bool, evidence: list[Evidence], drops: list[Drop]) -> None:
+        """The outcome of ``row`` (the row as it entered the step) for the next build."""
+        self._now.append({**outcome, "_key": self.key(row), "_kept": kept,
+                          "_evidence": json.dumps([asdict(e) for e in evidence], default=str),
+                          "_drops": json.dumps([asdict(d) for d in drops])})
+
+    def save(self) -> None:
+        schema = {**QUESTIONS, **MEMO_COLUMNS}
+        table = pl.DataFrame(self._now, schema=schema) if self._now else pl.DataFrame(schema=schema)
+        write_parquet(table, self.path)
+        write_json({"sha256": sha256_file(self.path), "parts": {k: sha for k, (sha, _) in self.parts.items()}},
+                   self._record)
+
+    def close(self) -> None:
+        for tmp in self._tmp:
+            shutil.rmtree(tmp, ignore_errors=True)
+        self._tmp.clear()
+        self._indexes.clear()

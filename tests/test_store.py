@@ -1,0 +1,158 @@
+"""Versions that share unchanged data: a day added is a day stored, the old version reads as
+before, retention keeps what kept versions need, checks and indexes cost what a version adds."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from pastcast import pipeline
+from pastcast.daily import NEWS, built_days
+from pastcast.io import read_manifest
+from pastcast.search.index import ArticleIndex, open_or_build
+from pastcast.snapshot import latest_version, published_versions, verify, versions
+from pastcast.snapshot_checks import run_blocking_checks
+from pastcast.snapshot_gc import collect_garbage
+from pastcast.store import read_table, referenced_parts, stored_parts, table_files
+
+
+def store_bytes(folder: Path) -> int:
+    seen, total = set(), 0
+    for p in folder.rglob("*"):
+        if p.is_file() and p.stat().st_ino not in seen:
+            seen.add(p.stat().st_ino)
+            total += p.stat().st_size
+    return total
+
+
+@pytest.fixture(scope="module")
+def two_versions(demo_snapshot, tmp_path_factory):
+    """The sample's working folder without its last crawl day -> v1; the day back -> v2 (the
+    nightly case: one day added to an 80-day window, through the same tail `pastcast build` runs)."""
+    root = tmp_path_factory.mktemp("store")
+    work = root / "work"
+    shutil.copytree(demo_snapshot.parent.parent.parent / "work", work)
+    last = built_days(work)[-1]
+    held = root / "held"
+    for sub in (NEWS, pipeline.NEWS_QUESTIONS):
+        (held / sub).mkdir(parents=True)
+        shutil.move(work / sub / f"day={last.isoformat()}", held / sub / f"day={last.isoformat()}")
+    snapshots = root / "snapshots"
+    v1 = pipeline.tail(work, snapshots, "s")
+    first = {"bytes": store_bytes(snapshots / "s"), "manifest": (v1 / "manifest.json").read_bytes(),
+             "questions": read_table(v1, "questions"), "articles": read_table(v1, "articles")}
+    for sub in (NEWS, pipeline.NEWS_QUESTIONS):
+        shutil.move(held / sub / f"day={last.isoformat()}", work / sub / f"day={last.isoformat()}")
+    v2 = pipeline.tail(work, snapshots, "s")
+    return work, snapshots, v1, v2, first, store_bytes(snapshots / "s")
+
+
+def test_a_day_added_grows_the_store_by_far_less_than_a_version_and_both_verify(two_versions):
+    work, snapshots, v1, v2, first, after = two_versions
+    assert latest_version(snapshots, "s") == "v2" and {"v1", "v2"} <= published_versions(snapshots, "s")
+    growth = after - first["bytes"]
+    assert 0 < growth < first["bytes"] / 4, (growth, first["bytes"])
+    assert verify(v1) == [] and verify(v2) == []
+    # the first version reads exactly as before: same manifest, same rows
+    assert (v1 / "manifest.json").read_bytes() == first["manifest"]
+    assert read_table(v1, "questions").equals(first["questions"])
+    assert read_table(v1, "articles").equals(first["articles"])
+    m1, m2 = read_manifest(v1), read_manifest(v2)
+    days1 = {p["key"]: p["path"] for p in m1["tables"]["articles"]["parts"]}
+    days2 = {p["key"]: p["path"] for p in m2["tables"]["articles"]["parts"]}
+    assert set(days2) - set(days1) == {f"day={built_days(work)[-1].isoformat()}"}
+    shared = [k for k in days1 if days1[k] == days2[k]]
+    assert len(shared) >= len(days1) - 3  # an old day changes only when its stories gained a copy
+    assert m2["store"]["bytes_written"] < first["bytes"] / 4
+    gathered = json.loads((work / "reports" / "articles.json").read_text())
+    assert gathered["extra"]["days_rewritten"] <= len(days2) - len(shared)
+
+
+def test_the_incremental_tail_gives_what_a_full_one_gives(two_versions):
+    """The revision memo searched the old questions in the new day only; a full filter over the
+    same folder (every question searched in the whole corpus) keeps the same questions."""
+    work, _snapshots, _v1, v2, _first, _after = two_versions
+    memo = json.loads((work / "reports" / "filter.json").read_text())["extra"]["revision_memo"]
+    assert memo["reused"] > 0 and memo["searched_new_articles_only"] > 0
+    pipeline.filter_questions_stage(work, full=True)
+    full = pl.read_parquet(work / "questions.parquet").sort("question_id")
+    assert read_table(v2, "questions").sort("question_id").equals(full)
+
+
+def test_an_index_grows_from_its_parents_and_ranks_like_a_fresh_one(two_versions, tmp_path):
+    _work, _snapshots, v1, v2, _first, _after = two_versions
+    cache = tmp_path / "cache"
+    open_or_build(v1, cache, trust_snapshot_copy=False)
+    grown = open_or_build(v2, cache, trust_snapshot_copy=False)
+    assert grown.meta.get("grown_from") and grown.meta["added"] > 0
+    fresh = ArticleIndex.build(read_table(v2, "articles"), tmp_path / "fresh")
+    assert len(grown) == len(fresh)
+    titles = read_table(v2, "articles")["title"].drop_nulls().to_list()[:8]
+    last_day = read_table(v2, "articles")["published_at"].max().date()
+    for title in titles:
+        got = [(h.article_id, round(h.score, 4)) for h in grown.search(title, last_day, k=5)]
+        want = [(h.article_id, round(h.score, 4)) for h in fresh.search(title, last_day, k=5)]
+        assert got == want
+
+
+def test_the_incremental_check_reads_the_new_parts_and_full_reads_all(two_versions, tmp_path):
+    _work, snapshots, v1, v2, _first, _after = two_versions
+    copy = tmp_path / "s"
+    shutil.copytree(snapshots / "s", copy)  # bytes copied: the module's versions stay intact
+    ours = copy / "v2"
+    new = set(referenced_parts([read_manifest(ours)])) - set(referenced_parts([read_manifest(copy / "v1")]))
+    shared = sorted(set(referenced_parts([read_manifest(copy / "v1")])) & set(referenced_parts([read_manifest(ours)])))
+    article_shared = next(p for p in shared if p.startswith("parts/articles/"))
+    damaged = copy / article_shared
+    data = bytearray(damaged.read_bytes())
+    data[len(data) // 2] ^= 0xFF  # same size: only a hash sees it
+    damaged.write_bytes(bytes(data))
+    by_name = {o.name: o for o in run_blocking_checks(ours)}
+    assert by_name["manifest_matches_files"].passed  # a shared part was proved on the parent
+    full = {o.name: o for o in run_blocking_checks(ours, full=True)}
+    assert not full["manifest_matches_files"].passed
+    assert any("sha256" in e for e in full["manifest_matches_files"].examples)
+    damaged.write_bytes(bytes(data[:-1]))  # a size change is seen even incrementally
+    assert not {o.name: o for o in run_blocking_checks(ours)}["manifest_matches_files"].passed
+    assert new  # and the version's own parts are always hashed
+    new_part = copy / sorted(new)[0]
+    new_part.write_bytes(b"x" * new_part.stat().st_size)
+    assert not {o.name: o for o in run_blocking_checks(ours)}["manifest_matches_files"].passed
+
+
+def test_retention_removes_old_versions_and_only_their_parts(two_versions, tmp_path):
+    work, snapshots, *_ = two_versions
+    root = tmp_path / "snapshots"
+    shutil.copytree(snapshots, root)
+    v3 = pipeline.tail(work, root, "s")  # nothing new: shares every part of v2
+    assert latest_version(root, "s") == v3.name == "v3"
+    unpublished = pipeline.snapshot(work, root, "s", [], publish=False)  # e.g. one whose checks failed
+    before = {p.relative_to(root / "s").as_posix() for p in stored_parts(root / "s")}
+    plan = collect_garbage(root, "s", keep=1, dry_run=True)
+    assert plan.removed_versions == ["v1", "v2"] and versions(root, "s") == ["v1", "v2", "v3", unpublished.name]
+    result = collect_garbage(root, "s", keep=1)
+    assert result.removed_versions == ["v1", "v2"] and versions(root, "s") == ["v3", unpublished.name]
+    after = {p.relative_to(root / "s").as_posix() for p in stored_parts(root / "s")}
+    needed = referenced_parts([read_manifest(root / "s" / v) for v in ("v3", unpublished.name)])
+    assert needed <= after and after == needed  # nothing a kept version names is gone, nothing else stays
+    assert result.removed_parts == len(before - after) > 0
+    assert verify(root / "s" / "v3") == [] and verify(unpublished) == []
+    assert all(o.passed for o in run_blocking_checks(root / "s" / "v3", full=True))
+    with pytest.raises(ValueError, match="keep at least"):
+        collect_garbage(root, "s", keep=0)
+
+
+def test_a_version_copied_alone_keeps_its_parts(two_versions, tmp_path):
+    from pastcast.snapshot import copy_version
+
+    _work, _snapshots, _v1, v2, _first, _after = two_versions
+    copied = copy_version(v2, tmp_path / "elsewhere")
+    assert verify(copied) == []
+    assert read_table(copied, "articles").equals(read_table(v2, "articles"))
+    assert all(f.is_file() for f in table_files(copied, "articles"))
+    with pytest.raises(FileExistsError):
+        copy_version(v2, tmp_path / "elsewhere")
