@@ -38,6 +38,9 @@ def snapshot(context: dg.AssetExecutionContext, storage: PastcastStorage):
         "partitions": ", ".join(manifest["partitions"]["daily"]),
         **{f"rows/{t}": info["rows"] for t, info in manifest["tables"].items()},
         "drops_by_reason": dg.MetadataValue.json(manifest["drops_by_reason"]),
+        "store/bytes_written": manifest["store"]["bytes_written"],
+        "store/parts_shared": manifest["store"]["parts_shared"],
+        "store/parts": manifest["store"]["parts"],
     })
 
 

@@ -27,7 +27,7 @@ from pastcast.search.visibility import news_window
 from pastcast.drops import Drop, counts_by_reason, drops_frame
 from pastcast.search.index import update_or_build
 from pastcast.imports import ImportResult, formats_in, run_markets, run_social, walk_files
-from pastcast.io import copy_file, file_digests, write_json, write_parquet, write_text
+from pastcast.io import copy_file, file_digests, sha256_file, write_json, write_parquet, write_text
 from pastcast.questions.audit import render_audit
 from pastcast.questions.filter import FilterConfig, filter_questions
 from pastcast.questions.revision.judge import decided_by
@@ -398,13 +398,36 @@ PENDING = "snapshot.json"  # the version the last snapshot stage wrote, for the 
 PART_DIGESTS = "part_digests.json"  # sha256 of the working files a snapshot stores, by path, size and mtime
 
 
-def _file_parts(work_dir: Path, files: list[tuple[str, Path]]) -> list[snapshots.Part]:
-    """Working files as snapshot parts, (key, path) each: a file hashed once (its digest kept
-    by path, size and mtime), so an unchanged day or dump costs a stat, not a read."""
-    present = [(key, path) for key, path in files if path.is_file()]
-    digests = file_digests([path for _, path in present], work_dir / PART_DIGESTS)
-    return [snapshots.Part(key, path, d["sha256"], pl.scan_parquet(path).select(pl.len()).collect().item())
-            for (key, path), d in zip(present, digests)]
+def _file_parts(work_dir: Path, files: list[tuple[str, Path]], count_reasons: bool = False
+                ) -> tuple[list[snapshots.Part], dict[str, int]]:
+    """Working files as snapshot parts, (key, path) each, and (``count_reasons``, drop files)
+    their drops by reason summed: a file is read once (its digest, rows and counts kept by path,
+    size and mtime in ``part_digests.json``), so an unchanged day or dump costs a stat."""
+    cache_path = work_dir / PART_DIGESTS
+    try:
+        cache = json.loads(cache_path.read_text()) if cache_path.is_file() else {}
+    except ValueError:
+        cache = {}  # cut by a crash: read the files again
+    parts, reasons, seen = [], {}, {}
+    for key, path in files:
+        if not path.is_file():
+            continue
+        stat = path.stat()
+        stamp = f"{path.resolve()}|{stat.st_size}|{stat.st_mtime_ns}"
+        known = cache.get(stamp)
+        if known is None or (count_reasons and "reasons" not in known):
+            known = {"sha256": sha256_file(path), "rows": pl.scan_parquet(path).select(pl.len()).collect().item()}
+            if count_reasons:
+                known["reasons"] = counts_by_reason(pl.read_parquet(path, columns=["stage", "reason"]))
+        seen[stamp] = known
+        parts.append(snapshots.Part(key, path, known["sha256"], known["rows"]))
+        for reason, n in (known.get("reasons") or {}).items():
+            reasons[reason] = reasons.get(reason, 0) + n
+    if seen != {k: cache.get(k) for k in seen}:  # other files' entries stay; a file's older stamps go
+        paths = {k.rpartition("|")[0].rpartition("|")[0] for k in seen}
+        write_json({**{k: v for k, v in cache.items() if k.rpartition("|")[0].rpartition("|")[0] not in paths},
+                    **seen}, cache_path)
+    return parts, dict(sorted(reasons.items()))
 
 
 def _as_stored(work_dir: Path, table: str, schema) -> pl.DataFrame | list[snapshots.Part]:
@@ -412,7 +435,7 @@ def _as_stored(work_dir: Path, table: str, schema) -> pl.DataFrame | list[snapsh
     columns exactly (a dump's tables: not read again when unchanged), else the frame conformed."""
     path = work_dir / f"{table}.parquet"
     if path.is_file() and dict(pl.read_parquet_schema(path)) == dict(schema):
-        return _file_parts(work_dir, [("all", path)])
+        return _file_parts(work_dir, [("all", path)])[0]
     return _table(work_dir, table, schema)
 
 
@@ -438,9 +461,7 @@ def snapshot(work_dir: Path, snapshots_dir: Path, name: str, inputs: list[Path],
     stage_drops = [(f"stage={stage}", work_dir / "drops" / f"{stage}.parquet") for stage in UNPARTITIONED_STAGES]
     day_drops = [(f"day={path.parent.parent.name.partition('=')[2]}/{path.parent.name}", path)
                  for path in daily.drop_files(work_dir, days)]
-    drops = _file_parts(work_dir, [*day_drops, *stage_drops])
-    by_reason = (counts_by_reason(pl.scan_parquet([p.path for p in drops]).select("stage", "reason").collect())
-                 if drops else {})
+    drops, by_reason = _file_parts(work_dir, [*day_drops, *stage_drops], count_reasons=True)
     tables = {
         "articles": daily.gathered_parts(work_dir),
         "questions": _table(work_dir, "questions", QUESTIONS),
@@ -516,11 +537,13 @@ def tail(work_dir: str | Path, snapshots_dir: str | Path, name: str, inputs: lis
 def run_all(corpus_dir: str | Path, work_dir: str | Path, snapshots_dir: str | Path,
             name: str, on_stage: Callable[[StageReport], None] | None = None,
             on_progress: Callable[[dict], None] | None = None, publish: bool = True,
-            days: list[date] | None = None, allow_input_loss: bool = False) -> Path:
+            days: list[date] | None = None, allow_input_loss: bool = False, full: bool = False) -> Path:
     """Every stage in order, without Dagster; returns the new snapshot folder (LATEST moved to it
     when ``publish``; see ``snapshot_checks.publish_if_sound`` to move it only when the blocking
     checks pass). ``days`` (crawl days) builds only those days' news and questions, keeping the
-    days built before (a new window); by default every day of the corpus is built again."""
+    days built before (a new window); by default every day of the corpus is built again.
+    ``full``: every question searched in the whole corpus again (else those of the build before
+    are searched in the articles added since)."""
     files = CorpusFiles.discover(corpus_dir)
     work = Path(work_dir)
     if on_stage:
@@ -530,7 +553,7 @@ def run_all(corpus_dir: str | Path, work_dir: str | Path, snapshots_dir: str | P
                  (lambda: (generate_news(work, days), generate_markets(work), gather_candidates(work))[-1]))
     steps = [lambda: import_markets(files.markets, work, files.unknown_markets),
              lambda: import_posts(files.social, work, files.unknown_social),
-             questions, lambda: filter_questions_stage(work)]
+             questions, lambda: filter_questions_stage(work, full=full)]
     for step in steps:
         report = step()
         if on_stage:

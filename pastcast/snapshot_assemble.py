@@ -17,6 +17,7 @@ from pastcast.schemas import (DROPS, MARKET_PRICES, MARKETS, QUESTION_EVIDENCE, 
                               empty)
 from pastcast.search.visibility import news_window
 from pastcast.snapshot import write_snapshot
+from pastcast.store import table_files
 
 
 FILTER_OUTPUT = ("questions.parquet", "drops.parquet", "evidence.parquet", "audit.md", "filter.json")
@@ -78,8 +79,8 @@ def assemble_snapshot(questions_dir: str | Path, articles: str | Path, root: str
     }
     audit = qdir / "audit.md"
     files = {"audit.md": audit.read_text(encoding="utf-8")} if audit.is_file() else {}
-    inputs = [p for p in (qdir / "questions.parquet",
-                          Path(articles) / "articles.parquet" if Path(articles).is_dir() else Path(articles),
+    article_files = table_files(articles, "articles") if Path(articles).is_dir() else [Path(articles)]
+    inputs = [p for p in (qdir / "questions.parquet", *article_files,
                           *([mdir / "markets.parquet"] if mdir else [])) if p.is_file()]
     return write_snapshot(tables, root, name, window, inputs=inputs, files=files, publish=False,
                           config={"assembled_from": {"questions": str(qdir), "articles": str(articles),

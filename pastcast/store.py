@@ -105,6 +105,7 @@ class PartWriter:
             self.shared += 1
         else:
             self.written += tmp.stat().st_size
+            os.chmod(tmp, 0o444)  # immutable: a part is shared by versions, never edited in place
             os.replace(tmp, target)
         return target
 

@@ -59,8 +59,11 @@ def demo(snapshots_dir: str) -> None:
 @click.option("--allow-input-loss", is_flag=True,
               help="Publish even when an input file was not read whole (unreadable, truncated, undated) or a "
                    "table kept less than half the parent version's rows; recorded in the manifest.")
+@click.option("--full", is_flag=True,
+              help="Search every question in the whole corpus again and check every part of the new version "
+                   "(default: what the build before searched and checked is reused; a first build is full).")
 def build(corpus_dir: str, work_dir: str, snapshots_dir: str, name: str, days: str | None,
-          allow_input_loss: bool) -> None:
+          allow_input_loss: bool, full: bool) -> None:
     """Build a snapshot from a corpus folder without Dagster (same stages as the assets)."""
     from pastcast import pipeline
     from pastcast.daily import parse_days
@@ -78,8 +81,8 @@ def build(corpus_dir: str, work_dir: str, snapshots_dir: str, name: str, days: s
     with progress() as bar:
         folder = pipeline.run_all(corpus_dir, work_dir, snapshots_dir, name, on_stage=report,
                                   on_progress=ingest_progress(bar), publish=False, days=chosen,
-                                  allow_input_loss=allow_input_loss)
-    if not print_checks(publish_if_sound(folder)):
+                                  allow_input_loss=allow_input_loss, full=full)
+    if not print_checks(publish_if_sound(folder, full or None)):
         console.print(f"[red]{folder}: blocking checks failed; LATEST not moved[/]")
         raise SystemExit(1)
     out.print(f"snapshot written: {folder} (LATEST)")

@@ -169,7 +169,7 @@ def questions_filter(questions_file: str, articles_dir: str, out_dir: str, windo
 
     with user_errors():
         qpath = Path(questions_file)
-        candidates = _read_questions(qpath / "questions.parquet" if qpath.is_dir() else qpath)
+        candidates = _read_questions(qpath)
         articles = read_articles(articles_dir)
         window = news_window(articles) or (None, None)
         types = ANSWER_TYPES
@@ -268,8 +268,15 @@ def questions_import(fmt: str, inputs: tuple[str, ...], out_dir: str, horizon_da
 
 
 def _read_questions(path: Path):
+    """A questions file, a folder holding questions.parquet, or a snapshot version's questions."""
     import polars as pl
 
+    from pastcast.io import MANIFEST
+    from pastcast.store import read_table
+
+    if (path / MANIFEST).is_file():
+        return read_table(path, "questions")
+    path = path / "questions.parquet" if path.is_dir() else path
     if not path.is_file():
         raise FileNotFoundError(f"no questions at {path}")
     return pl.read_parquet(path)

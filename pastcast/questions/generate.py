@@ -16,9 +16,10 @@ from pathlib import Path
 import polars as pl
 
 from pastcast.drops import Drop, counts_by_reason, drops_frame
-from pastcast.io import write_json, write_parquet
+from pastcast.io import MANIFEST, write_json, write_parquet
 from pastcast.questions.extractive import STAGE, GenerateConfig, generate_extractive
 from pastcast.search.visibility import CRAWL_DATED, news_window, question_source
+from pastcast.store import read_table
 
 GENERATORS = ("extractive", "llm")
 
@@ -42,12 +43,15 @@ class GenerationRun:
 
 
 def read_articles(source: str | Path) -> pl.DataFrame:
-    """Articles from a folder written by ``pastcast ingest``/``dedup``, a snapshot, or a file."""
+    """Articles from a folder written by ``pastcast ingest``/``dedup``, a snapshot version, or a file."""
     path = Path(source)
-    file = path / "articles.parquet" if path.is_dir() else path
-    if not file.is_file():
-        raise FileNotFoundError(f"no articles at {path} (expected a folder with articles.parquet, or a Parquet file)")
-    return pl.read_parquet(file)
+    if (path / MANIFEST).is_file():
+        return read_table(path, "articles")
+    path = path / "articles.parquet" if path.is_dir() else path
+    if not path.is_file():
+        raise FileNotFoundError(f"no articles at {path} (expected a folder with articles.parquet, a snapshot "
+                                "version, or a Parquet file)")
+    return pl.read_parquet(path)
 
 
 def _days(articles: pl.DataFrame, days: Iterable[date] | None) -> pl.Series:
