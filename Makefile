@@ -22,7 +22,11 @@ demo: venv
 test: venv
 	$(BIN)/python -m pytest -q
 
+# The instance config (deploy/dagster.yaml: run queue limits for a small machine) is copied in
+# when .dagster has none; an edited .dagster/dagster.yaml is left as it is.
 dev: venv
+	mkdir -p .dagster
+	test -f .dagster/dagster.yaml || cp deploy/dagster.yaml .dagster/dagster.yaml
 	DAGSTER_HOME=$(CURDIR)/.dagster $(BIN)/dagster dev -w workspace.yaml
 
 corpus: venv

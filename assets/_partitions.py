@@ -17,6 +17,10 @@ DAILY = dg.DailyPartitionsDefinition(start_date=START_DATE, timezone="UTC")
 
 # Tags naming a range of days run as one run (the daily assets' single-run backfill policy).
 RANGE_START, RANGE_END = "dagster/asset_partition_range_start", "dagster/asset_partition_range_end"
+# The days of such a run that are to be built, when not all of the range is ("2026-01-03,
+# 2026-01-07..2026-01-09"): one landing with gaps between its days is still one run; the days in
+# the gaps are already built and left as they are.
+DAYS_TAG = "pastcast/days"
 
 # Transient failures (a shared file system hiccup, a provider outage longer than the LLM
 # client's own retries) get a few more tries, spaced out: 30 s, 60 s, 120 s, each +-50%.

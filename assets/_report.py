@@ -8,6 +8,8 @@ from datetime import date
 
 import dagster as dg
 
+from assets._partitions import DAYS_TAG
+from pastcast.daily import parse_day_list
 from pastcast.pipeline import StageReport
 from pastcast.stage_checks import StageCheck
 
@@ -28,8 +30,17 @@ def warning(name: str, check: StageCheck) -> dg.AssetCheckResult:
 
 
 def partition_days(context: dg.AssetExecutionContext) -> list[date]:
-    """The days of the run: one partition, or a range run as one (single-run backfill)."""
-    return [date.fromisoformat(key) for key in context.partition_keys]
+    """The days of the run: one partition, or a range run as one (single-run backfill), less
+    the days its ``pastcast/days`` tag leaves out (the gaps of a landing built as one run)."""
+    days = [date.fromisoformat(key) for key in context.partition_keys]
+    listed = context.run.tags.get(DAYS_TAG)
+    if not listed:
+        return days
+    wanted = set(parse_day_list(listed))
+    if not wanted <= set(days):
+        raise dg.Failure(description=f"tag {DAYS_TAG}={listed!r} names days outside the run's partitions "
+                                     f"{days[0]}..{days[-1]}", allow_retries=False)
+    return [d for d in days if d in wanted]
 
 
 def bad_input_is_final(fn):

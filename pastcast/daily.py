@@ -418,6 +418,12 @@ def parse_days(text: str) -> list[date]:
     return [a + timedelta(days=n) for n in range((b - a).days + 1)]
 
 
+def parse_day_list(text: str) -> list[date]:
+    """Comma-separated days and ranges ("2026-01-03,2026-01-07..2026-01-09", what ``as_ranges``
+    joined with commas writes) as a sorted list of days."""
+    return sorted({d for item in text.split(",") if item.strip() for d in parse_days(item)})
+
+
 def as_ranges(days: Iterable[date]) -> list[str]:
     """Days written compactly: ["2026-01-05..2026-01-09", "2026-01-12"]."""
     return [a.isoformat() if a == b else f"{a.isoformat()}..{b.isoformat()}" for a, b in contiguous(days)]

@@ -351,7 +351,7 @@ def filter_questions_stage(work_dir: Path, config: FilterConfig | None = None, j
         start, end = window_of(articles)
         config = replace(config, validate=replace(config.validate, window_start=start, window_end=end))
     parts = daily.gathered_parts(work_dir)
-    index = update_or_build(work_dir, parts) if articles.height else None
+    index = update_or_build(work_dir, parts)  # an empty index when no day has articles (markets only)
     memo = RevisionMemo(work_dir / REVISION_MEMO, {p.key: (p.sha256, p.path) for p in parts},
                         {"revision": asdict(config.revision), "judge": decided_by(judge)}, forget=full)
     try:

@@ -22,7 +22,7 @@ import pastcast
 from pastcast.drops import counts_by_reason
 from pastcast.io import MANIFEST, read_manifest, sha256_file, write_json, write_text
 from pastcast.schemas import TABLES
-from pastcast.store import (Part, PartWriter, link_or_copy, referenced_parts, remove_temporaries, store_lock,
+from pastcast.store import (WHOLE, Part, PartWriter, link_or_copy, referenced_parts, remove_temporaries, store_lock,
                             table_entry, table_files)
 
 FORMAT = 2  # tables as content-addressed parts shared by versions (1: each version's own files)
@@ -336,13 +336,18 @@ def _digest(path: Path) -> str:
     return _DIGESTS[key]
 
 
+def part_label(table: str, key: str | None) -> str:
+    """How a message names a part: the table alone when it is stored whole."""
+    return table if key in (None, WHOLE) else f"{table} part {key}"
+
+
 def _entries(folder: Path, manifest: dict) -> list[tuple[str, dict, Path]]:
     """(name, entry, path) of every file the manifest lists: each table's parts (or, in the older
     layout, its file) and the version's own files."""
     out = []
     for table, info in (manifest.get("tables") or {}).items():
         if "parts" in info:
-            out += [(f"{table} part {p['key']}", p, folder.parent / p["path"]) for p in info["parts"]]
+            out += [(part_label(table, p["key"]), p, folder.parent / p["path"]) for p in info["parts"]]
         else:
             out.append((table, info, folder / info["file"]))
     out += [(name, info, folder / info["file"]) for name, info in (manifest.get("files") or {}).items()]
@@ -443,7 +448,7 @@ def verify(snapshot_dir: str | Path, full: bool = True) -> list[str]:
             if entry.get("path") in trusted:
                 continue
             path = folder.parent / entry["path"] if "path" in entry else folder / entry["file"]
-            label = table if entry["key"] is None else f"{table} part {entry['key']}"
+            label = part_label(table, entry["key"])
             if not path.is_file():
                 continue
             try:

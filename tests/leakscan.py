@@ -17,6 +17,7 @@ from pathlib import Path
 import polars as pl
 
 from pastcast.matching import normalise
+from pastcast.store import read_table
 
 MIN_ANSWER_CHARS = 4
 
@@ -30,9 +31,9 @@ def _visible_text(articles: pl.DataFrame, day: date) -> str:
 def leaks(snapshot_dir: Path, seen: list[tuple[date, str]]) -> list[str]:
     """What ``seen`` ((simulated day, text the agent saw that day)) reveals before its time:
     one line per unresolved answer found, empty when nothing leaked."""
-    questions = pl.read_parquet(snapshot_dir / "questions.parquet").filter(
+    questions = read_table(snapshot_dir, "questions").filter(
         pl.col("resolution_date").is_not_null())
-    articles = pl.read_parquet(snapshot_dir / "articles.parquet", columns=["title", "text", "published_at"])
+    articles = read_table(snapshot_dir, "articles", columns=["title", "text", "published_at"])
     found, visible = [], {}
     for day, text in seen:
         text = normalise(text)

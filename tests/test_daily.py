@@ -12,7 +12,7 @@ import pytest
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
-from pastcast.daily import (DayFiles, as_ranges, contiguous, day_dir, days_to_build, dedup_days,
+from pastcast.daily import (scan_gathered, DayFiles, as_ranges, contiguous, day_dir, days_to_build, dedup_days,
                             files_digest, gather_articles, ingest_days, read_day_report, warc_day)
 from pastcast.schemas import ARTICLES
 from warcs import article_html, write_warc
@@ -360,7 +360,7 @@ def test_dedup_of_a_day_never_ingested_is_an_error(tmp_path):
 def test_gather_with_no_built_day_is_an_empty_table(tmp_path):
     gathered = gather_articles(tmp_path)
     assert (gathered.days, gathered.rows_in, gathered.rows_out, gathered.displaced) == ([], 0, 0, 0)
-    assert pl.read_parquet(gathered.articles_path).schema == pl.Schema(ARTICLES)
+    assert scan_gathered(tmp_path).collect().schema == pl.Schema(ARTICLES)
 
 
 def test_a_day_added_to_days_built_before_newer_columns_gathers_them_as_nulls(warc_dir, tmp_path):

@@ -9,7 +9,7 @@ import polars as pl
 import pytest
 
 from pastcast import pipeline
-from pastcast.daily import DayFiles, day_dir
+from pastcast.daily import DayFiles, day_dir, scan_gathered
 from warcs import SHARED, needs_shared
 
 pytestmark = [needs_shared, pytest.mark.slow]
@@ -48,7 +48,7 @@ def test_a_real_day_of_news_goes_through_the_daily_stages(tmp_path):
     assert ingest.rows_in >= 256 and ingest.rows_out >= 200  # records read, articles kept
     assert ingest.rows_in == ingest.rows_out + sum(ingest.drops.values())  # every record accounted for
     assert dedup.rows_in == ingest.rows_out and dedup.rows_in == dedup.rows_out + sum(dedup.drops.values())
-    articles = pl.read_parquet(work / "articles.parquet")
+    articles = scan_gathered(work).collect()
     assert articles.height == gathered.rows_out == dedup.rows_out
     assert articles["article_id"].is_unique().all()
     assert pl.read_parquet(day_dir(work, day) / "ingest" / "articles.parquet").height == ingest.rows_out

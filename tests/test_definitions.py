@@ -37,7 +37,8 @@ def test_definitions_load_with_every_asset_check_and_job():
     assert all(asset == "snapshot" for (asset, name), spec in checks.items() if spec.blocking)
     assert {("articles_raw", "drop_rates_in_usual_range"), ("articles", "drop_rates_in_usual_range"),
             ("articles", "date_coverage"), ("snapshot", "no_missing_days")} <= set(checks)
-    assert {j.name for j in defs.jobs} == {"build_news", "import_dumps", "build_snapshot", "evaluate_snapshot"}
+    assert {j.name for j in defs.jobs} == {"build_news", "import_dumps", "build_snapshot", "evaluate_snapshot",
+                                             "snapshot_gc"}
     assert {s.name for s in defs.schedules} == {"nightly_rebuild"}
     assert {s.name for s in defs.sensors} == {"new_warc_files", "changed_dumps", "evaluate_new_snapshots"}
 
@@ -108,8 +109,11 @@ def test_the_production_instance_config_in_the_readme_loads(tmp_path):
     with dg.DagsterInstance.from_config(str(tmp_path)) as instance:
         concurrency = instance.get_concurrency_config()
     assert concurrency.run_queue_config.tag_concurrency_limits == [
-        {"key": "pastcast/llm", "value": "true", "limit": 1}]
+        {"key": "pastcast/writes", "limit": 1}, {"key": "pastcast/llm", "value": "true", "limit": 1}]
     assert concurrency.pool_config.default_pool_limit == 1
     from pipelines.jobs import LLM_TAGS, build_news_job
 
-    assert build_news_job.tags == LLM_TAGS == {"pastcast/llm": "true"}  # the tag the limit names
+    from pipelines.jobs import WRITES_TAGS
+
+    assert build_news_job.tags == {**LLM_TAGS, **WRITES_TAGS}  # the tags the limits name
+    assert LLM_TAGS == {"pastcast/llm": "true"} and WRITES_TAGS == {"pastcast/writes": "store"}

@@ -16,6 +16,7 @@ from pastcast.evaluate.agents import get_agent
 from pastcast.evaluate.runner import run_eval
 from pastcast.text import contains_phrase
 from pastcast.snapshot import read_manifest, resolve, verify
+from pastcast.store import read_table
 from pipelines.build import build_corpus, corpus_days
 from pipelines.definitions import defs
 from warcs import SAMPLE
@@ -78,10 +79,10 @@ def test_snapshot_is_complete_and_matches_its_manifest(built):
 def test_articles_are_dated_within_crawl_bounds_and_questions_are_sound(built):
     root, _, _ = built
     folder = resolve("sample", root / "snapshots")
-    articles = pl.read_parquet(folder / "articles.parquet")
+    articles = read_table(folder, "articles")
     assert articles.filter(pl.col("published_at") > pl.col("crawled_at") + timedelta(days=1)).is_empty()
     assert articles["article_id"].is_unique().all()
-    questions = pl.read_parquet(folder / "questions.parquet")
+    questions = read_table(folder, "questions")
     assert questions["question_id"].is_unique().all()
     assert set(questions["source_kind"]) == {"news", "market"}
     published = dict(zip(articles["article_id"], articles["published_at"]))

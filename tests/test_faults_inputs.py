@@ -24,6 +24,7 @@ from pastcast import snapshot as snapshots
 from pastcast.cli import main
 from pastcast.imports import import_social, run_markets
 from pastcast.snapshot_checks import publish_if_sound, run_blocking_checks
+from pastcast.store import read_table, table_files
 
 SAMPLE = Path(__file__).parents[1] / "corpora" / "sample"
 
@@ -46,7 +47,7 @@ def _copy(built, tmp_path):
 
 
 def _reasons(folder: Path) -> dict[str, int]:
-    drops = pl.read_parquet(folder / "drops.parquet")
+    drops = read_table(folder, "drops")
     return dict(drops.group_by("reason").len().iter_rows())
 
 
@@ -151,7 +152,9 @@ def _cli(*args: str):
 def test_damaged_snapshots_give_one_line_errors(built, tmp_path):
     _c, _w, snaps = _copy(built, tmp_path)
     version = snaps / "s" / "v1"
-    (version / "markets.parquet").write_bytes((version / "markets.parquet").read_bytes()[:300])
+    part = table_files(version, "markets")[0]  # of this test's own copy of the store
+    part.chmod(0o644)
+    part.write_bytes(part.read_bytes()[:300])
     result = _cli("snapshot", "verify", str(version))
     assert result.exit_code == 1 and "not a readable Parquet file" in result.output
     result = _cli("snapshot", "check", str(version))
@@ -175,12 +178,14 @@ def test_a_table_added_beside_the_manifest_is_refused(built, tmp_path):
     _c, _w, snaps = _copy(built, tmp_path)
     version = snaps / "s" / "v1"
     manifest = json.loads((version / "manifest.json").read_text())
-    del manifest["tables"]["posts"]  # as if posts were never written; the file is still there
+    posts = table_files(version, "posts")[0]
+    del manifest["tables"]["posts"]  # as if posts were never written, then a file put beside it
     (version / "manifest.json").write_text(json.dumps(manifest))
+    shutil.copyfile(posts, version / "posts.parquet")
     with pytest.raises(snapshots.SnapshotIntegrityError, match="posts"):
         snapshots.check_integrity(version)
     assert any("posts" in p and "not in the manifest" in p for p in snapshots.verify(version))
-    manifest["tables"]["articles"]["file"] = "../../elsewhere.parquet"  # never read outside the folder
+    manifest["tables"]["articles"]["parts"][0]["path"] = "../elsewhere.parquet"  # never read outside the store
     (version / "manifest.json").write_text(json.dumps(manifest))
     with pytest.raises(ValueError, match="own folder"):
         snapshots.read_manifest(version)

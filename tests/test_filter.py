@@ -11,6 +11,7 @@ from click.testing import CliRunner
 
 from evalkit import article, question, ts
 from openai_server import OpenAIServer, completion
+from pastcast.daily import scan_gathered
 from pastcast.cli import main
 from pastcast.questions.difficulty import DifficultyConfig
 from pastcast.questions.filter import FilterConfig, filter_questions, revision_problems, write_filter_run
@@ -260,7 +261,7 @@ def test_the_blocking_snapshot_checks_fail_on_planted_leaks(tmp_path, planted):
 def sample(demo_snapshot):
     root = demo_snapshot.parents[2]  # pipeline.run_all of the sample: its work folder
     return (pl.read_parquet(root / "work" / "question_candidates.parquet"),
-            pl.read_parquet(root / "work" / "articles.parquet"))
+            scan_gathered(root / "work").collect())
 
 
 def _id_of(candidates: pl.DataFrame, title: str) -> str:

@@ -28,13 +28,10 @@ WINDOW_DAYS = 14
 @pytest.fixture()
 def fortnight(demo_snapshot, tmp_path, monkeypatch):
     """The demo snapshot cut to a 14-day window (a copy whose manifest says so)."""
-    import shutil
-
     from pastcast.io import write_json
-    from pastcast.snapshot import MANIFEST
+    from pastcast.snapshot import MANIFEST, copy_version
 
-    copy = tmp_path / "snapshots" / "sample" / "v1"
-    shutil.copytree(demo_snapshot, copy, ignore=shutil.ignore_patterns("index*"))
+    copy = copy_version(demo_snapshot, tmp_path / "snapshots" / "sample")  # parts linked, manifest its own
     manifest = read_manifest(copy)
     start = date.fromisoformat(manifest["window"]["start"])
     manifest["window"]["end"] = (start + timedelta(days=WINDOW_DAYS - 1)).isoformat()

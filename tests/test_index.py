@@ -171,24 +171,35 @@ def test_equally_scored_articles_are_cut_and_ordered_by_id_whatever_the_index_la
         assert len({h.score for h in hits}) == 1
 
 
+def _day_part(frame: pl.DataFrame, folder, key: str):
+    from pastcast.io import sha256_file
+    from pastcast.store import Part
+
+    path = folder / f"{key}.parquet"
+    frame.write_parquet(path)
+    return Part(key, path, sha256_file(path), frame.height)
+
+
 def test_a_working_index_adds_a_new_days_articles_and_scores_like_a_fresh_one(tmp_path):
     from pastcast.search.index import update_or_build
 
     day1, day2 = _news(40, 0, day=1), _news(25, 40, day=2)
-    day1.write_parquet(tmp_path / "articles.parquet")
-    first = update_or_build(tmp_path)
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    first = update_or_build(tmp_path, [_day_part(day1, parts, "day=1")])
     assert len(first) == 40 and first.meta["updated"] is None  # built whole
-    pl.concat([day1, day2]).write_parquet(tmp_path / "articles.parquet")
-    second = update_or_build(tmp_path)
-    assert len(second) == 65 and second.meta["updated"] == {"added": 25}
+    two_days = [_day_part(day1, parts, "day=1"), _day_part(day2, parts, "day=2")]
+    second = update_or_build(tmp_path, two_days)
+    assert len(second) == 65 and second.meta["updated"] == {"added": 25, "parts_read": 1}  # day 1 not read
     fresh = ArticleIndex.build(pl.concat([day1, day2]), tmp_path / "fresh")
     assert _results(second) == _results(fresh) and any(_results(fresh))
-    assert update_or_build(tmp_path).meta == second.meta  # current: nothing to do
+    assert update_or_build(tmp_path, two_days).meta == second.meta  # current: nothing to do
     # an article that went (or changed) makes it rebuild whole, to score like a fresh index
-    pl.concat([day1.slice(1), day2]).write_parquet(tmp_path / "articles.parquet")
-    third = update_or_build(tmp_path)
+    changed = [_day_part(day1.slice(1), parts, "day=1"), two_days[1]]
+    third = update_or_build(tmp_path, changed)
     assert len(third) == 64 and third.meta["updated"] is None
     assert _results(third) == _results(ArticleIndex.build(pl.concat([day1.slice(1), day2]), tmp_path / "fresh2"))
     # an update interrupted before its commit leaves no meta: the next call rebuilds
     (tmp_path / "index" / "pastcast_index.json").unlink()
-    assert len(update_or_build(tmp_path)) == 64
+    assert len(update_or_build(tmp_path, changed)) == 64
+    assert len(update_or_build(tmp_path / "none", [])) == 0  # no day yet: an empty index, not an error

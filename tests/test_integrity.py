@@ -5,8 +5,6 @@ needs --resume or --force, one writer at a time."""
 
 from __future__ import annotations
 
-import shutil
-
 import polars as pl
 import pytest
 from click.testing import CliRunner
@@ -14,6 +12,8 @@ from click.testing import CliRunner
 from pastcast.cli import main
 from pastcast.evaluate.run_folder import RunFolderBusy, claim_run_folder
 from pastcast.snapshot import SnapshotIntegrityError, check_integrity, latest_version
+from pastcast.snapshot import copy_version
+from pastcast.store import read_table, table_files
 
 
 @pytest.fixture(scope="module")
@@ -24,10 +24,14 @@ def built(demo_snapshot):
 @pytest.fixture
 def snapshot_copy(built, tmp_path):
     _, folder = built
-    copy = tmp_path / "snapshots" / "s" / "v1"
-    shutil.copytree(folder, copy, ignore=shutil.ignore_patterns("index*"))
-    (tmp_path / "snapshots" / "s" / "LATEST").write_text("v1\n")
+    copy = copy_version(folder, tmp_path / "snapshots" / "s", link=False)  # its own bytes, to damage
+    (tmp_path / "snapshots" / "s" / "LATEST").write_text(f"{copy.name}\n")
     return tmp_path / "snapshots", copy
+
+
+def stored(folder, table: str):
+    """The file holding (the first part of) a version's table, in the test's own copy."""
+    return table_files(folder, table)[0]
 
 
 def cli(*args):
@@ -37,7 +41,7 @@ def cli(*args):
 @pytest.mark.parametrize("damage", ["edit", "truncate", "delete"])
 def test_eval_run_refuses_a_tampered_table_naming_it(snapshot_copy, tmp_path, damage):
     root, folder = snapshot_copy
-    questions = folder / "questions.parquet"
+    questions = stored(folder, "questions")
     if damage == "edit":
         q = pl.read_parquet(questions)
         q.with_columns(pl.lit("Forged answer").alias("answer")).write_parquet(questions)
@@ -64,7 +68,7 @@ def test_an_index_found_in_the_snapshot_is_never_served(snapshot_copy, tmp_path,
     monkeypatch.setenv("PASTCAST_CACHE", str(tmp_path / "cache"))
     _, folder = snapshot_copy
     env = ReplayEnvironment(folder)
-    articles = pl.read_parquet(folder / "articles.parquet")
+    articles = read_table(folder, "articles")
     late = articles.filter(pl.col("date_source") != "crawl").sort("published_at").row(-1, named=True)
     early = datetime.combine(env.today, time(0), tzinfo=timezone.utc)  # visible on the first day
     forged = articles.with_columns(*(
@@ -129,7 +133,7 @@ def test_a_table_swapped_between_the_check_and_the_first_search_is_not_indexed(s
     monkeypatch.setenv("PASTCAST_CACHE", str(tmp_path / "cache"))
     _, folder = snapshot_copy
     env = ReplayEnvironment(folder)
-    articles = folder / "articles.parquet"
+    articles = stored(folder, "articles")
     genuine = articles.read_bytes()
     pl.read_parquet(articles).with_columns(pl.col("title").str.to_uppercase()).write_parquet(articles)
     with pytest.raises(ValueError, match="articles"):
@@ -143,7 +147,7 @@ def test_a_rewrite_that_restores_size_and_mtime_is_still_caught(snapshot_copy):
 
     _, folder = snapshot_copy
     check_integrity(folder)  # digests cached
-    path = folder / "questions.parquet"
+    path = stored(folder, "questions")
     st = path.stat()
     data = bytearray(path.read_bytes())
     data[len(data) // 2] ^= 0x01

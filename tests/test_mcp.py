@@ -20,6 +20,7 @@ from mcp import Client, StdioServerParameters
 
 from leakscan import leaks
 from pastcast.cli import main as cli_main
+from pastcast.store import read_table
 
 TOOLS = {"state", "list_questions", "search_news", "search_posts", "market_consensus", "submit_forecast",
          "resolved_questions", "next_day", "memory_write", "memory_read"}
@@ -230,7 +231,7 @@ def test_a_client_that_leaves_early_leaves_no_run_without_forecasts(demo_snapsho
 def test_the_leak_scan_finds_an_answer_shown_before_its_time(demo_snapshot):
     """The scan the replay tests rely on does see a leak: an answer shown on its question's
     first day is reported, the same text on the resolution day is not."""
-    questions = pl.read_parquet(demo_snapshot / "questions.parquet")
+    questions = read_table(demo_snapshot, "questions")
     candidates = [r for r in questions.iter_rows(named=True) if not r["candidate_outcomes"]
                   and len(r["answer"] or "") >= 4 and not _visible_anyway(demo_snapshot, r, r["open_date"])]
     assert candidates  # the sample has questions whose answer no article states on their first day
@@ -245,7 +246,7 @@ def _visible_anyway(snapshot, q, day) -> bool:
     from leakscan import _visible_text
     from pastcast.matching import normalise
 
-    articles = pl.read_parquet(snapshot / "articles.parquet", columns=["title", "text", "published_at"])
+    articles = read_table(snapshot, "articles", columns=["title", "text", "published_at"])
     return normalise(q["answer"]) in _visible_text(articles, day)
 
 

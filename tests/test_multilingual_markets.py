@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from pastcast.cli import main as cli
+from pastcast.store import read_table
 
 SAMPLE = Path(__file__).resolve().parent.parent / "corpora" / "sample"
 
@@ -63,7 +64,7 @@ def built(tmp_path_factory):
 
 
 def _market_questions(root: Path) -> dict[str, dict]:
-    questions = pl.read_parquet(root / "snapshots" / "multi" / "v1" / "questions.parquet")
+    questions = read_table(root / "snapshots" / "multi" / "v1", "questions")
     out = {}
     for q in questions.iter_rows(named=True):
         for mid in MARKETS:

@@ -7,6 +7,7 @@ import pytest
 from evalkit import question
 from pastcast.questions.quality import FLAGS, quality_flags, quality_summary, question_flags, render_quality
 from pastcast.schemas import QUESTIONS, frame
+from pastcast.store import read_table
 
 CLEAN = question("clean", "Who will be appointed chief executive of Norhaven Rail in March 2026?", "Ana Ruiz",
                  "2026-02-01", "2026-03-20", resolution_criteria="Resolves to the person named, as announced "
@@ -63,8 +64,8 @@ def test_the_quality_table_is_in_the_filter_output_and_the_snapshot(demo_snapsho
     from pastcast.snapshot_checks import manifest_matches_files
 
     folder = demo_snapshot
-    quality = pl.read_parquet(folder / "question_quality.parquet")
-    questions = pl.read_parquet(folder / "questions.parquet")
+    quality = read_table(folder, "question_quality")
+    questions = read_table(folder, "questions")
     assert set(quality["question_id"]) <= set(questions["question_id"])
     assert "## Question quality" in (folder / "audit.md").read_text(encoding="utf-8")
     assert manifest_matches_files(folder).passed

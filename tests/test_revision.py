@@ -11,6 +11,7 @@ import pytest
 
 from evalkit import article, question, ts
 from openai_server import OpenAIServer, completion
+from pastcast.daily import scan_gathered
 from pastcast.search.index import ArticleIndex
 from pastcast.llm import LLMSettings
 from pastcast.questions.revision import (LLMJudge, RevisionConfig, RevisionResult, article_sentences,
@@ -267,7 +268,7 @@ def sample(demo_snapshot, tmp_path_factory):
     work = demo_snapshot.parents[2] / "work"  # pipeline.run_all of the sample
     # The candidates, before any filter step (the pipeline's own filter revises too).
     questions = pl.read_parquet(work / "question_candidates.parquet")
-    articles = pl.read_parquet(work / "articles.parquet")
+    articles = scan_gathered(work).collect()
     return questions, articles, ArticleIndex.build(articles, tmp_path_factory.mktemp("sample") / "idx")
 
 

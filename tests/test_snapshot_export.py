@@ -4,7 +4,6 @@ news tree; export then import gives the same questions back."""
 from __future__ import annotations
 
 import json
-import shutil
 from datetime import date, timedelta, timezone
 
 import polars as pl
@@ -17,6 +16,8 @@ from pastcast.questions.peers.openforesight import OPENFORESIGHT_COLUMNS
 from pastcast.schemas import ARTICLES, QUESTIONS, frame
 from pastcast.search.visibility import not_archive
 from pastcast.snapshot import write_snapshot
+from pastcast.snapshot import copy_version
+from pastcast.store import read_table, table_files
 from warcs import SAMPLE
 
 
@@ -44,7 +45,7 @@ def test_openforesight_export_then_import_gives_the_same_questions(demo, tmp_pat
 
     imported = run("questions", "import", "--format", "openforesight", tmp_path / "of", "--out", tmp_path / "back")
     assert imported.exit_code == 0, imported.output
-    original = pl.read_parquet(demo / "sample" / "v1" / "questions.parquet").sort("question_id")
+    original = read_table(demo / "sample" / "v1", "questions").sort("question_id")
     back = pl.read_parquet(tmp_path / "back" / "questions.parquet").sort("question_id")
     assert original.height > 0 and pl.read_parquet(tmp_path / "back" / "drops.parquet").is_empty()
     same = ["question_id", "title", "answer", "answer_type", "answer_type_original", "answer_aliases",
@@ -66,7 +67,7 @@ def test_a_named_split_and_refs_resolved_like_other_snapshot_commands(demo, tmp_
 def test_futuresim_news_files_every_served_article_under_the_day_it_becomes_visible(demo, tmp_path):
     result = run("snapshot", "export", "sample", "--root", demo, "--format", "futuresim-news", "--out", tmp_path / "fs")
     assert result.exit_code == 0, result.output
-    articles = pl.read_parquet(demo / "sample" / "v1" / "articles.parquet")
+    articles = read_table(demo / "sample" / "v1", "articles")
     served = articles.filter(not_archive(articles.columns))
     seen = {}
     for path in sorted((tmp_path / "fs").rglob("articles.jsonl")):
@@ -120,13 +121,13 @@ def test_an_existing_folder_is_replaced_only_with_force_and_whole(demo, tmp_path
 
 @pytest.mark.parametrize("damage", ["cut", "other rows"])
 def test_a_snapshot_that_does_not_match_its_manifest_is_not_exported(demo, tmp_path, damage):
-    copy = tmp_path / "copy"
-    shutil.copytree(demo / "sample" / "v1", copy)
+    copy = copy_version(demo / "sample" / "v1", tmp_path / "store", link=False)  # its own bytes
+    questions = table_files(copy, "questions")[0]
     if damage == "cut":
-        with open(copy / "questions.parquet", "ab") as fh:
+        with open(questions, "ab") as fh:
             fh.write(b"\0")
     else:  # still Parquet, but not what the manifest describes
-        pl.read_parquet(copy / "questions.parquet").head(3).write_parquet(copy / "questions.parquet")
+        pl.read_parquet(questions).head(3).write_parquet(questions)
     result = run("snapshot", "export", copy, "--format", "openforesight", "--out", tmp_path / "of")
     assert result.exit_code == 1 and "does not match its manifest" in result.output
     assert not (tmp_path / "of").exists()
