@@ -79,6 +79,12 @@ bench-eval: venv
 bench-days: venv
 	$(BIN)/python bench/incremental_days.py
 
+# A year of news at scale: the nightly tail adding one day to 10k, 100k and 1M synthetic
+# articles; wall time, peak memory, bytes written, store growth (see bench/README.md)
+.PHONY: bench-scale
+bench-scale: venv
+	$(BIN)/python bench/scale.py
+
 # How the ingest's drop thresholds were chosen: lengths of real articles on the tuning half of
 # the gold sets (split by publisher), checked on the held-out half (see bench/README.md)
 .PHONY: bench-drop-policy

@@ -36,7 +36,7 @@ import polars as pl
 
 from pastcast.curate.dedup import DedupConfig
 from pastcast.curate.dedup_files import dedup_files, state_lock
-from pastcast.curate.dedup_index import read_clusters
+from pastcast.curate.dedup_index import batches_touched_since, index_mark, read_clusters
 from pastcast.curate.extract import ExtractConfig
 from pastcast.curate.ingest import failed_in, ingest_inputs, merge_parts, records_in
 from pastcast.io import locked, sha256_file, sink_parquet, write_json
@@ -252,6 +252,7 @@ class Gathered:
     displaced: int  # kept on their day, not now (an earlier copy arrived later)
     restored: int = 0  # dropped on their day, kept now (the copy they lost to left its day)
     rewritten: list[date] = field(default_factory=list)  # days whose part changed (the rest were kept)
+    read: list[date] = field(default_factory=list)  # days whose tables were read (the rest: not opened)
 
 
 DUP_COLUMNS = ("dup_cluster", "dup_count", "dup_domains")
@@ -313,10 +314,17 @@ def _gather(work_dir: Path) -> Gathered:
     (work_dir / "articles.parquet").unlink(missing_ok=True)  # the whole-table layout before day parts
     record = _read_record(work_dir)
     dedup_file = {d: day_dir(work_dir, d) / "dedup" / "articles.parquet" for d in days}
+    stats = {d: _file_stat(dedup_file[d]) for d in days}
+    mark = index_mark(work_dir / DEDUP_STATE)
+    only = _days_to_gather_again(work_dir, record, days, stats)
+    everything = days
+    days = days if only is None else [d for d in days if d in only]  # the rest: their parts stand
     ingest_file = {d: p for d in days if (p := day_dir(work_dir, d) / "ingest" / "articles.parquet").is_file()}
-    day_ids = (pl.concat([scan_parts([dedup_file[d]], ARTICLES).select("article_id") for d in days])
-               .unique().collect() if days else pl.DataFrame(schema={"article_id": pl.String}))
-    index = read_clusters(work_dir / DEDUP_STATE)
+    id_days = (pl.concat([scan_parts([dedup_file[d]], ARTICLES).select("article_id", pl.lit(d).alias("_day"))
+                          for d in days]).unique("article_id", keep="first", maintain_order=True).collect()
+               if days else pl.DataFrame(schema={"article_id": pl.String, "_day": pl.Date}))
+    day_ids = id_days.select("article_id")
+    index = read_clusters(work_dir / DEDUP_STATE, None if only is None else [d.isoformat() for d in days])
     from_ingest = False
     if index is not None:
         indexed, kept = index
@@ -325,7 +333,7 @@ def _gather(work_dir: Path) -> Gathered:
         from_ingest = bool(kept.join(day_ids, on="article_id", how="anti").height) and bool(ingest_file)
     # articles the index does not hold (no index, or one lost since their day was built): as
     # their day kept them, less those a later day reported displaced
-    drops = [str(p) for d in days if (p := day_dir(work_dir, d) / "dedup" / "drops.parquet").is_file()]
+    drops = [str(p) for d in everything if (p := day_dir(work_dir, d) / "dedup" / "drops.parquet").is_file()]
     displaced = (pl.scan_parquet(drops, schema=dict(DROPS)).filter(pl.col("reason") == "superseded")
                  .select(pl.col("item_id").alias("article_id")).unique().collect() if drops else None)
 
@@ -359,12 +367,18 @@ def _gather(work_dir: Path) -> Gathered:
         .select("_day", pl.format("{}:{}", "n", pl.col("h").hash(_SIGNATURE_SEED))).iter_rows())
     before = record.get("days") or {}
     after, rewritten = {}, []
-    for d in days:
+    restored_on = dict(first_day.join(day_ids, on="article_id", how="anti").group_by("_day").len().iter_rows())
+    ids_on = dict(id_days.group_by("_day").len().iter_rows())
+    for d in everything:
         key, signature = d.isoformat(), signatures.get(d, "0:empty")
         path = folder / f"day={key}.parquet"
         old = before.get(key) or {}
+        if only is not None and d not in only:
+            after[key] = old  # nothing of it changed since it was gathered
+            continue
+        counts = {"dedup_stat": stats[d], "ids": ids_on.get(d, 0), "restored": restored_on.get(d, 0)}
         if old.get("signature") == signature and path.is_file() and path.stat().st_size == old.get("bytes"):
-            after[key] = old
+            after[key] = {**old, **counts}
             continue
         frame = rows(d)
         excluded = later.filter(pl.col("_day") == d).select("article_id")
@@ -372,16 +386,47 @@ def _gather(work_dir: Path) -> Gathered:
             frame = frame.join(excluded.lazy(), on="article_id", how="anti")
         sink_parquet(frame, path)
         after[key] = {"signature": signature, "sha256": sha256_file(path),
-                      "rows": pl.scan_parquet(path).select(pl.len()).collect().item(), "bytes": path.stat().st_size}
+                      "rows": pl.scan_parquet(path).select(pl.len()).collect().item(), "bytes": path.stat().st_size,
+                      **counts}
         rewritten.append(d)
     for stale in folder.glob("day=*.parquet") if folder.is_dir() else []:  # days no longer built
         if stale.stem.partition("=")[2] not in after:
             stale.unlink()
-    write_json({"scheme": _signature_scheme(), "days": after}, work_dir / GATHERED_RECORD)
+    write_json({"scheme": _signature_scheme(), "days": after, "index_mark": mark}, work_dir / GATHERED_RECORD)
     rows_out = sum(info["rows"] for info in after.values())
-    restored = first_day.join(day_ids, on="article_id", how="anti").height
-    rows_in = day_ids.height + restored
-    return Gathered(days, folder, rows_in, rows_out, rows_in - rows_out, restored, rewritten)
+    restored = sum(info.get("restored", 0) for info in after.values())
+    rows_in = sum(info.get("ids", 0) for info in after.values()) + restored
+    return Gathered(everything, folder, rows_in, rows_out, rows_in - rows_out, restored, rewritten, days)
+
+
+def _file_stat(path: Path) -> list[int]:
+    st = path.stat()
+    return [st.st_size, st.st_mtime_ns, st.st_ino]
+
+
+def _days_to_gather_again(work_dir: Path, record: dict, days: list[date], stats: dict) -> set[date] | None:
+    """The days whose gathered rows may have changed since the last gather, found from the
+    dedup index's new rows (the nightly case: new days added, older days' clusters grown or
+    displaced by them), so the other days are not read at all; None when that cannot be told
+    for sure (no earlier gather, a day's table rewritten or gone, docs removed from the index:
+    a day built again), and then every day is read and compared by its signature."""
+    old_mark, before = record.get("index_mark"), record.get("days") or {}
+    if not old_mark or not before:
+        return None
+    keys = {d.isoformat(): d for d in days}
+    for key, info in before.items():
+        part = Path(work_dir) / GATHERED / f"day={key}.parquet"
+        if (key not in keys or info.get("dedup_stat") != stats[keys[key]] or "ids" not in info
+                or not part.is_file() or part.stat().st_size != info.get("bytes")):
+            return None
+    new_days = {d for k, d in keys.items() if k not in before}
+    touched = batches_touched_since(Path(work_dir) / DEDUP_STATE, old_mark)
+    if touched is None:
+        return None
+    added, affected = touched
+    if not added <= {d.isoformat() for d in new_days} or not affected <= set(keys):
+        return None  # an old day's articles added again, or a doc of no known day
+    return new_days | {keys[b] for b in affected}
 
 
 def summed(work_dir: Path, days: Iterable[date], stage: str) -> dict:

@@ -210,7 +210,8 @@ def gather_news(work_dir: Path) -> StageReport:
     drops = {"dedup/superseded": gathered.displaced} if gathered.displaced else {}
     return StageReport("articles", gathered.rows_in, gathered.rows_out, drops, {"articles": str(gathered.articles_path)},
                        {"days": len(gathered.days), "partitions": daily.as_ranges(gathered.days),
-                        "superseded": gathered.displaced, "days_rewritten": len(gathered.rewritten)}).save(work_dir)
+                        "superseded": gathered.displaced, "days_rewritten": len(gathered.rewritten),
+                        "days_read": len(gathered.read)}).save(work_dir)
 
 
 def _records_in_out(result: ImportResult) -> tuple[int, int]:

@@ -70,6 +70,8 @@ def test_a_day_added_grows_the_store_by_far_less_than_a_version_and_both_verify(
     assert m2["store"]["bytes_written"] < first["bytes"] / 4
     gathered = json.loads((work / "reports" / "articles.json").read_text())
     assert gathered["extra"]["days_rewritten"] <= len(days2) - len(shared)
+    # the new day and the days whose stories it touched were read; the others not opened
+    assert 1 <= gathered["extra"]["days_read"] <= len(days2) - len(shared) + 3 < len(days2) / 2
 
 
 def test_the_incremental_tail_gives_what_a_full_one_gives(two_versions):

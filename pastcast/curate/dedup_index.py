@@ -313,31 +313,85 @@ class DedupIndex:
         self.db.close()
 
 
-def read_clusters(folder: str | Path) -> tuple[pl.DataFrame, pl.DataFrame] | None:
+def read_clusters(folder: str | Path, batches: Iterable[str] | None = None
+                  ) -> tuple[pl.DataFrame, pl.DataFrame] | None:
     """Every article of the index in ``folder`` (``article_id``) and every kept article with
     its cluster's statistics counted from the docs (``article_id``, ``dup_cluster``,
     ``dup_count``, ``dup_domains``); None when there is no index. Read as stored, whatever the
-    MinHash settings (no signature is read)."""
+    MinHash settings (no signature is read). ``batches`` (crawl days) limits both to the
+    articles those batches added (statistics still over every member of their clusters): what
+    gathering a few days needs, read through the index's batch and cluster indexes instead of
+    every row."""
     path = Path(folder) / INDEX_FILE
     if not path.is_file():
         return None
     db = sqlite3.connect(path)
     try:
-        docs = db.execute("SELECT article_id, cluster_id, domain FROM docs").fetchall()
-        kept = db.execute("SELECT kept_id, cluster_id FROM clusters").fetchall()
+        if batches is None:
+            docs = db.execute("SELECT article_id, cluster_id, domain, batch FROM docs").fetchall()
+            kept = db.execute("SELECT kept_id, cluster_id FROM clusters").fetchall()
+        else:
+            db.execute("CREATE TEMP TABLE wanted (batch TEXT PRIMARY KEY)")
+            db.executemany("INSERT OR IGNORE INTO wanted VALUES (?)", [(b,) for b in batches])
+            clusters = "SELECT cluster_id FROM docs WHERE batch IN (SELECT batch FROM wanted)"
+            docs = db.execute(f"SELECT article_id, cluster_id, domain, batch FROM docs "
+                              f"WHERE cluster_id IN ({clusters})").fetchall()
+            kept = db.execute(f"SELECT kept_id, cluster_id FROM clusters WHERE cluster_id IN ({clusters})").fetchall()
     finally:
         db.close()
-    docs = pl.DataFrame(docs, schema={"article_id": pl.String, "cluster_id": pl.String, "domain": pl.String},
-                        orient="row")
+    docs = pl.DataFrame(docs, schema={"article_id": pl.String, "cluster_id": pl.String, "domain": pl.String,
+                                      "batch": pl.String}, orient="row")
     kept = pl.DataFrame(kept, schema={"article_id": pl.String, "cluster_id": pl.String}, orient="row")
     stats = docs.group_by("cluster_id").agg(
         pl.len().cast(pl.Int64).alias("dup_count"),
         pl.col("domain").filter(pl.col("domain").is_not_null() & (pl.col("domain") != ""))
         .unique().sort().alias("dup_domains"))
+    own = docs if batches is None else docs.filter(pl.col("batch").is_in(list(batches)))
     # a kept article names the cluster (an index of an earlier version may call it otherwise)
-    kept = (kept.join(docs.select("article_id", pl.col("cluster_id").alias("member_of")), on="article_id")
+    kept = (kept.join(own.select("article_id", pl.col("cluster_id").alias("member_of")), on="article_id")
             .filter(pl.col("member_of") == pl.col("cluster_id"))
             .join(stats, on="cluster_id")
             .select("article_id", pl.col("article_id").alias("dup_cluster"), "dup_count",
                     pl.col("dup_domains").cast(pl.List(pl.String))))
-    return docs.select("article_id"), kept
+    return own.select("article_id"), kept
+
+
+def index_mark(folder: str | Path) -> dict | None:
+    """Where the index stands: its docs' count and highest row number (new docs get higher
+    ones; a retired batch lowers the count). None when there is no index."""
+    path = Path(folder) / INDEX_FILE
+    if not path.is_file():
+        return None
+    db = sqlite3.connect(path)
+    try:
+        count, top = db.execute("SELECT COUNT(*), COALESCE(MAX(idx), -1) FROM docs").fetchone()
+    finally:
+        db.close()
+    return {"docs": count, "max_idx": top}
+
+
+def batches_touched_since(folder: str | Path, mark: dict) -> tuple[set[str], set[str | None]] | None:
+    """Since ``mark`` (``index_mark``): the batches that added docs, and every batch whose
+    articles' rows may have changed: those batches, the batches of the kept articles of every
+    cluster a new doc joined (their copy count and domains), and the batches of the articles
+    a new batch displaced. None when docs also went (a batch retired, rebuilt): then no short
+    list is sure, and the caller reads everything."""
+    path = Path(folder) / INDEX_FILE
+    if not path.is_file():
+        return None
+    db = sqlite3.connect(path)
+    try:
+        count, = db.execute("SELECT COUNT(*) FROM docs").fetchone()
+        new, = db.execute("SELECT COUNT(*) FROM docs WHERE idx > ?", (mark["max_idx"],)).fetchone()
+        if count != mark["docs"] + new:
+            return None
+        added = {b for (b,) in db.execute("SELECT DISTINCT batch FROM docs WHERE idx > ?", (mark["max_idx"],))}
+        touched = {b for (b,) in db.execute(
+            "SELECT DISTINCT k.batch FROM clusters c JOIN docs k ON k.article_id = c.kept_id "
+            "WHERE c.cluster_id IN (SELECT cluster_id FROM docs WHERE idx > ?)", (mark["max_idx"],))}
+        touched |= {b for (b,) in db.execute(
+            "SELECT DISTINCT batch FROM docs WHERE superseded_in IN "
+            "(SELECT DISTINCT batch FROM docs WHERE idx > ?)", (mark["max_idx"],))}
+    finally:
+        db.close()
+    return added, added | touched

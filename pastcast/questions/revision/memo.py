@@ -82,9 +82,16 @@ class RevisionMemo:
         entry = self._earlier.get(self.key(row))
         if entry is None:
             return None
-        if any(k not in self.parts for k in self._searched):
-            return None
-        return entry, [path for k, (sha, path) in sorted(self.parts.items()) if self._searched.get(k) != sha]
+        changed = self._changed_parts()
+        return None if changed is None else (entry, changed)
+
+    def _changed_parts(self) -> list[Path] | None:
+        """The parts added or changed since the last build (None: one it searched is gone);
+        the same for every row, so worked out once."""
+        if not hasattr(self, "_changed"):
+            self._changed = (None if any(k not in self.parts for k in self._searched) else
+                             [path for k, (sha, path) in sorted(self.parts.items()) if self._searched.get(k) != sha])
+        return self._changed
 
     @staticmethod
     def outcome_row(entry: dict) -> dict:
