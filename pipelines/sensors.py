@@ -27,8 +27,7 @@ UNFINISHED = [dg.DagsterRunStatus.QUEUED, dg.DagsterRunStatus.NOT_STARTED, dg.Da
 
 def writing_runs(instance: dg.DagsterInstance) -> list:
     """Runs that write the working folder or the snapshot store and have not ended."""
-    key, value = next(iter(WRITES_TAGS.items()))
-    return list(instance.get_runs(dg.RunsFilter(tags={key: value}, statuses=UNFINISHED), limit=5))
+    return list(instance.get_runs(dg.RunsFilter(tags=WRITES_TAGS, statuses=UNFINISHED), limit=5))
 
 
 def waiting_for(runs: list) -> str:

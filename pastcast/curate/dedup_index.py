@@ -325,6 +325,7 @@ def read_clusters(folder: str | Path, batches: Iterable[str] | None = None
     path = Path(folder) / INDEX_FILE
     if not path.is_file():
         return None
+    batches = None if batches is None else list(batches)  # read twice below
     db = sqlite3.connect(path)
     try:
         if batches is None:
@@ -346,7 +347,7 @@ def read_clusters(folder: str | Path, batches: Iterable[str] | None = None
         pl.len().cast(pl.Int64).alias("dup_count"),
         pl.col("domain").filter(pl.col("domain").is_not_null() & (pl.col("domain") != ""))
         .unique().sort().alias("dup_domains"))
-    own = docs if batches is None else docs.filter(pl.col("batch").is_in(list(batches)))
+    own = docs if batches is None else docs.filter(pl.col("batch").is_in(batches))
     # a kept article names the cluster (an index of an earlier version may call it otherwise)
     kept = (kept.join(own.select("article_id", pl.col("cluster_id").alias("member_of")), on="article_id")
             .filter(pl.col("member_of") == pl.col("cluster_id"))

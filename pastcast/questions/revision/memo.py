@@ -49,6 +49,10 @@ class RevisionMemo:
         self._salt = json.dumps({"memo": MEMO_FORMAT, "index": INDEX_FORMAT, **settings}, sort_keys=True, default=str)
         self._searched: dict[str, str] = {}
         self._earlier = {} if forget else self._load()  # forget: a full build searches everything
+        # the parts added or changed since the last build, the same for every row (None: a part
+        # it searched is gone, so every row is searched in full)
+        self._changed = (None if any(k not in parts for k in self._searched) else
+                         [path for k, (sha, path) in sorted(parts.items()) if self._searched.get(k) != sha])
         self._now: list[dict] = []
         self._indexes: dict[tuple[Path, ...], ArticleIndex] = {}
         self._tmp: list[Path] = []
@@ -82,16 +86,7 @@ class RevisionMemo:
         entry = self._earlier.get(self.key(row))
         if entry is None:
             return None
-        changed = self._changed_parts()
-        return None if changed is None else (entry, changed)
-
-    def _changed_parts(self) -> list[Path] | None:
-        """The parts added or changed since the last build (None: one it searched is gone);
-        the same for every row, so worked out once."""
-        if not hasattr(self, "_changed"):
-            self._changed = (None if any(k not in self.parts for k in self._searched) else
-                             [path for k, (sha, path) in sorted(self.parts.items()) if self._searched.get(k) != sha])
-        return self._changed
+        return None if self._changed is None else (entry, self._changed)
 
     @staticmethod
     def outcome_row(entry: dict) -> dict:
