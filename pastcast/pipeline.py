@@ -374,7 +374,8 @@ def filter_questions_stage(work_dir: Path, config: FilterConfig | None = None, j
         "drops": _write_drops(work_dir, "filter", drops)},
         {"stages": {s["stage"]: {k: v for k, v in s.items() if k != "stage"} for s in run.stages},
          "revised": sum(1 for e in run.evidence if e.action == "revise"), "decided_by": run.decided_by,
-         "revision_memo": {"reused": memo.reused, "searched_new_articles_only": memo.searched_new}}
+         "revision_memo": {"reused": memo.reused, "searched_new_articles_only": memo.searched_new,
+                           "resolved_before_the_new_articles": memo.resolved_before_new}}
     ).save(work_dir)
 
 

@@ -291,3 +291,39 @@ def test_sample_corpus(sample):
     assert e.spans[0].startswith("Lina Okafor was elected mayor of Kestrel Bay on Sunday")
     assert result.skipped == questions.filter(pl.col("answer").is_in(["Yes", "No"])).height
     assert result.searches == result.checked + 1  # one question needed a second round
+
+
+def test_the_memo_searches_old_questions_only_in_new_articles_published_before_they_resolve(tmp_path):
+    """A question kept by the build before is searched in the part added since only when that
+    part holds an article published before it resolves; the outcome equals a full search."""
+    from pastcast.io import sha256_file, write_parquet
+    from pastcast.questions.revision.memo import RevisionMemo
+
+    day1 = write_parquet(frame(_noise(), ARTICLES), tmp_path / "p1.parquet")
+    report = article("e1", "Okafor wins Kestrel Bay mayoral election",
+                     "Lina Okafor won the 2026 Kestrel Bay mayoral election on Thursday, the returning officer "
+                     "said.\n" + FILLER, ts("2026-02-26", 21))
+    day2 = write_parquet(frame([report], ARTICLES), tmp_path / "p2.parquet")
+    # q1 resolves after the new report (searched again, revised); q2 resolved before it (not searched)
+    questions = frame([_mayor("q1"), _mayor("q2", open_date="2026-01-01", resolution="2026-02-20")], QUESTIONS)
+
+    def build(files, forget=False):
+        parts = {p.stem: (sha256_file(p), p) for p in files}
+        articles = pl.concat([pl.read_parquet(p) for p in files])
+        memo = RevisionMemo(tmp_path / "memo.parquet", parts, {"test": 1}, forget=forget)
+        index = ArticleIndex.build(articles, tmp_path / f"idx{len(files)}{forget}")
+        try:
+            result = revise_resolution_dates(questions, index, articles, RevisionConfig(), None, memo)
+            memo.save()
+        finally:
+            memo.close()
+        return result, memo
+
+    first, _ = build([day1])
+    assert first.kept.height == 2 and not first.evidence  # nothing reported yet
+    second, memo = build([day1, day2])
+    assert memo.reused == 2 and memo.searched_new == 1 and memo.resolved_before_new == 1
+    assert _row(second.kept, "q1")["resolution_date"] == date(2026, 2, 26)
+    assert _row(second.kept, "q2")["resolution_date"] == date(2026, 2, 20)
+    full, _ = build([day1, day2], forget=True)
+    assert full.kept.sort("question_id").equals(second.kept.sort("question_id"))

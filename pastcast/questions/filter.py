@@ -30,7 +30,7 @@ from pathlib import Path
 
 import polars as pl
 
-from pastcast.drops import Drop, drops_frame
+from pastcast.drops import Drop, drops_frame, fields_of
 from pastcast.search.index import ArticleIndex
 from pastcast.io import sha256_file, write_json, write_parquet, write_text
 from pastcast.questions.difficulty import DifficultyConfig, difficulty_filter
@@ -78,7 +78,7 @@ class FilterRun:
         return drops_frame(self.drops)
 
     def evidence_frame(self) -> pl.DataFrame:
-        rows = [{**asdict(e), "article_ids": list(e.article_ids), "dates": list(e.dates),
+        rows = [{**fields_of(e), "article_ids": list(e.article_ids), "dates": list(e.dates),
                  "spans": list(e.spans)} for e in self.evidence]
         return pl.DataFrame(rows, schema=EVIDENCE) if rows else pl.DataFrame(schema=EVIDENCE)
 

@@ -19,12 +19,12 @@ import hashlib
 import json
 import shutil
 import tempfile
-from dataclasses import asdict
+from datetime import date, timezone
 from pathlib import Path
 
 import polars as pl
 
-from pastcast.drops import Drop
+from pastcast.drops import Drop, fields_of
 from pastcast.io import sha256_file, write_json, write_parquet
 from pastcast.questions.steps import Evidence
 from pastcast.schemas import ARTICLES, QUESTIONS, scan_parts
@@ -56,8 +56,10 @@ class RevisionMemo:
         self._now: list[dict] = []
         self._indexes: dict[tuple[Path, ...], ArticleIndex] = {}
         self._tmp: list[Path] = []
+        self._earliest: dict[tuple[Path, ...], date | None] = {}
         self.reused = 0  # questions whose earlier outcome stood
         self.searched_new = 0  # questions searched in the new articles only
+        self.resolved_before_new = 0  # not searched: every new article is from their resolution day on
 
     @property
     def _record(self) -> Path:
@@ -110,11 +112,27 @@ class RevisionMemo:
             self._indexes[key] = ArticleIndex.build(scan_parts(files, ARTICLES), tmp / "index")
         return self._indexes[key]
 
-    def remember(self, row: dict, outcome: dict, kept: bool, evidence: list[Evidence], drops: list[Drop]) -> None:
-        """The outcome of ``row`` (the row as it entered the step) for the next build."""
+    def earliest_new_day(self, files: list[Path]) -> date | None:
+        """The earliest publication day (UTC) of these parts' articles (None: they have none):
+        a question whose search gate is before it cannot find anything new in them."""
+        key = tuple(files)
+        if key not in self._earliest:
+            first = scan_parts(files, ARTICLES).select(pl.col("published_at").min()).collect().item()
+            self._earliest[key] = None if first is None else first.astimezone(timezone.utc).date() \
+                if first.tzinfo else first.date()
+        return self._earliest[key]
+
+    def remember(self, row: dict, outcome: dict, kept: bool, evidence: list[Evidence], drops: list[Drop],
+                 same_as: dict | None = None) -> None:
+        """The outcome of ``row`` (the row as it entered the step) for the next build;
+        ``same_as``: the memo entry it kept unchanged (its stored evidence reused as is)."""
+        if same_as is not None:
+            self._now.append({**outcome, "_key": self.key(row), "_kept": kept,
+                              "_evidence": same_as["_evidence"], "_drops": same_as["_drops"]})
+            return
         self._now.append({**outcome, "_key": self.key(row), "_kept": kept,
-                          "_evidence": json.dumps([asdict(e) for e in evidence], default=str),
-                          "_drops": json.dumps([asdict(d) for d in drops])})
+                          "_evidence": json.dumps([fields_of(e) for e in evidence], default=str),
+                          "_drops": json.dumps([fields_of(d) for d in drops])})
 
     def save(self) -> None:
         schema = {**QUESTIONS, **MEMO_COLUMNS}

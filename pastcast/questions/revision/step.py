@@ -169,7 +169,10 @@ def _revise_remembering(questions: pl.DataFrame, index: ArticleIndex, articles: 
         entry, added = recalled
         known[q["question_id"]] = entry
         if added and entry["_kept"]:
-            again.setdefault(tuple(added), []).append(memo.outcome_row(entry))
+            if _may_find_new(entry, memo.earliest_new_day(added)):
+                again.setdefault(tuple(added), []).append(memo.outcome_row(entry))
+            else:
+                memo.resolved_before_new += 1
     result = _revise(pl.DataFrame(fresh, schema=questions.schema) if fresh else questions.clear(),
                      index, articles, config, judge)
     kept, drops, evidence = _by_question(result)
@@ -192,10 +195,12 @@ def _revise_remembering(questions: pl.DataFrame, index: ArticleIndex, articles: 
             drops[qid] = [*drops.get(qid, []), *new_drops.get(qid, [])]
             evidence[qid] = [*evidence.get(qid, []), *new_evidence.get(qid, [])]
     memo.reused += len(known)
+    searched_again = {q["question_id"] for prior in again.values() for q in prior}
     out = []
     for q in rows:
         qid = q["question_id"]
-        memo.remember(q, kept.get(qid, q), qid in kept, evidence.get(qid, []), drops.get(qid, []))
+        unchanged = known.get(qid) if qid not in searched_again else None
+        memo.remember(q, kept.get(qid, q), qid in kept, evidence.get(qid, []), drops.get(qid, []), unchanged)
         if qid in kept:
             out.append(kept[qid])
     result.kept = pl.DataFrame(out, schema=questions.schema) if out else questions.clear()
@@ -203,6 +208,14 @@ def _revise_remembering(questions: pl.DataFrame, index: ArticleIndex, articles: 
     result.evidence = [e for q in rows for e in evidence.get(q["question_id"], [])]
     result.checked += len(known)
     return result
+
+
+def _may_find_new(entry: dict, earliest_new: date | None) -> bool:
+    """Whether a question kept before can find a report in the articles added since: only if
+    one of them was published before its resolution date (searches are gated to the day
+    before it). No new article at all, or all published on or after it: nothing to search."""
+    resolves = entry.get("resolution_date")
+    return earliest_new is not None and resolves is not None and earliest_new < resolves
 
 
 def _revise(questions: pl.DataFrame, index: ArticleIndex, articles: pl.DataFrame, config: RevisionConfig,
