@@ -4,7 +4,8 @@ questions only.
 A question that reaches the revision step exactly as in the build before (same row, same
 settings) keeps that build's outcome (kept, revised or dropped, with its evidence); if articles
 were added since (the new day, a day rewritten), it is searched again in those articles alone,
-for a report earlier than its resolution date. A new or changed question is searched in the
+for a report earlier than its resolution date, and only if one of them was published before that
+date (``resolved_before_new`` counts the others: in a nightly build, most old questions). A new or changed question is searched in the
 whole corpus. What the memo holds is keyed by the row's content and the revision settings: a
 change of either is a new question to it. ``full`` builds ignore it (and write it afresh).
 
@@ -19,7 +20,7 @@ import hashlib
 import json
 import shutil
 import tempfile
-from datetime import date, timezone
+from datetime import date
 from pathlib import Path
 
 import polars as pl
@@ -117,9 +118,9 @@ class RevisionMemo:
         a question whose search gate is before it cannot find anything new in them."""
         key = tuple(files)
         if key not in self._earliest:
-            first = scan_parts(files, ARTICLES).select(pl.col("published_at").min()).collect().item()
-            self._earliest[key] = None if first is None else first.astimezone(timezone.utc).date() \
-                if first.tzinfo else first.date()
+            # published_at is a UTC instant: its date is the UTC day the search gate compares
+            self._earliest[key] = (scan_parts(files, ARTICLES).select(pl.col("published_at").min().dt.date())
+                                   .collect().item())
         return self._earliest[key]
 
     def remember(self, row: dict, outcome: dict, kept: bool, evidence: list[Evidence], drops: list[Drop],
