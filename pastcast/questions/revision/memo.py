@@ -4,9 +4,9 @@ questions only.
 A question that reaches the revision step exactly as in the build before (same row, same
 settings) keeps that build's outcome (kept, revised or dropped, with its evidence); if articles
 were added since (the new day, a day rewritten), it is searched again in those articles alone,
-for a report earlier than its resolution date, and only if one of them was published before that
-date (``resolved_before_new`` counts the others: in a nightly build, most old questions). A new or changed question is searched in the
-whole corpus. What the memo holds is keyed by the row's content and the revision settings: a
+for a report earlier than its resolution date, and only if one of them was published before
+that date (``resolved_before_new`` counts the others: in a nightly build, most old questions).
+A new or changed question is searched in the whole corpus. What the memo holds is keyed by the row's content and the revision settings: a
 change of either is a new question to it. ``full`` builds ignore it (and write it afresh).
 
 Results equal a full search except when the new articles would push a report out of the top
@@ -127,13 +127,10 @@ class RevisionMemo:
                  same_as: dict | None = None) -> None:
         """The outcome of ``row`` (the row as it entered the step) for the next build;
         ``same_as``: the memo entry it kept unchanged (its stored evidence reused as is)."""
-        if same_as is not None:
-            self._now.append({**outcome, "_key": self.key(row), "_kept": kept,
-                              "_evidence": same_as["_evidence"], "_drops": same_as["_drops"]})
-            return
+        stored = same_as or {"_evidence": json.dumps([fields_of(e) for e in evidence], default=str),
+                             "_drops": json.dumps([fields_of(d) for d in drops])}
         self._now.append({**outcome, "_key": self.key(row), "_kept": kept,
-                          "_evidence": json.dumps([fields_of(e) for e in evidence], default=str),
-                          "_drops": json.dumps([fields_of(d) for d in drops])})
+                          "_evidence": stored["_evidence"], "_drops": stored["_drops"]})
 
     def save(self) -> None:
         schema = {**QUESTIONS, **MEMO_COLUMNS}
