@@ -417,17 +417,25 @@ def proved_by_parent(snapshot_dir: str | Path) -> frozenset[str]:
     checks, the manifest check among them, passed): an incremental check compares them by
     size; ``snapshot check --full`` and ``snapshot verify`` hash them again."""
     folder = Path(snapshot_dir)
-    manifest = read_manifest(folder)
-    parent = manifest.get("parent_version")
-    if not parent or not (folder.parent / parent / MANIFEST).is_file():
-        return frozenset()
+    parent = published_parent(folder)
     try:
-        if parent not in published_versions(folder.parent.parent, folder.parent.name):
-            return frozenset()
-        theirs = read_manifest(folder.parent / parent)
+        theirs = read_manifest(parent) if parent is not None else None
     except (OSError, ValueError):
         return frozenset()
-    return frozenset(referenced_parts([theirs]) & referenced_parts([manifest]))
+    return frozenset(referenced_parts([theirs]) & referenced_parts([read_manifest(folder)])) if theirs else frozenset()
+
+
+def published_parent(snapshot_dir: str | Path) -> Path | None:
+    """The folder of this version's parent when the parent was published (so passed every
+    blocking check), else None."""
+    folder = Path(snapshot_dir)
+    parent = read_manifest(folder).get("parent_version")
+    if not parent or not (folder.parent / parent / MANIFEST).is_file():
+        return None
+    try:
+        return folder.parent / parent if parent in published_versions(folder.parent.parent, folder.parent.name) else None
+    except (OSError, ValueError):
+        return None
 
 
 def verify(snapshot_dir: str | Path, full: bool = True) -> list[str]:

@@ -5,8 +5,10 @@ users will download. Dagster runs them as blocking asset checks; ``pastcast buil
 ``pastcast snapshot check`` run the same functions.
 
 A check given ``full=False`` reads, of the tables split by day, only the parts the version does
-not share with its published parent (which passed these checks): a nightly version costs its
-new day, not the corpus. The first version, and ``pastcast snapshot check --full``, read all.
+not share with its published parent (which passed these checks), and the leak checks look only
+at the questions new or changed since that parent (and at pairs with one of them): a nightly
+version costs its new day, not the corpus. The first version, and ``pastcast snapshot check
+--full``, check all.
 """
 
 from __future__ import annotations
@@ -18,10 +20,11 @@ from pathlib import Path
 
 import polars as pl
 
-from pastcast.questions.filter import revision_problems, snapshot_leaks
+from pastcast.questions.filter import other_question_leaks, own_text_leaks, revision_problems
 from pastcast.questions.markets import market_question_problems
 from pastcast.schemas import ADDED_LATER, TABLES, scan_parts
-from pastcast.snapshot import passed_checks, proved_by_parent, publish_version, read_manifest, record_checks, verify
+from pastcast.snapshot import (passed_checks, proved_by_parent, publish_version, published_parent, read_manifest,
+                               record_checks, verify)
 from pastcast.store import read_table, scan_table, table_files
 
 EXAMPLES = 5
@@ -93,19 +96,49 @@ def manifest_matches_files(folder: Path, full: bool = True) -> CheckOutcome:
     return CheckOutcome.of("manifest_matches_files", problems)
 
 
-def no_answer_in_own_text(folder: Path) -> CheckOutcome:
-    leaks = snapshot_leaks(_read(folder, "questions"))["self"]
-    return CheckOutcome.of("no_answer_in_own_text", leaks)
+_ROW_HASH_SEED = 20261203
 
 
-def no_answer_in_other_questions(folder: Path) -> CheckOutcome:
-    pairs = snapshot_leaks(_read(folder, "questions"))["cross"]
-    return CheckOutcome.of("no_answer_in_other_questions", pairs)
+def _changed_questions(folder: Path, questions: pl.DataFrame, full: bool) -> set[str] | None:
+    """Ids of the questions not in the published parent exactly as they are here (new, or a
+    field changed); None (all of them) when ``full`` or there is no such parent. The leak
+    rules look at a question alone or at a pair, so those of unchanged questions, and pairs
+    of them, were proved by the parent's checks."""
+    parent = None if full else published_parent(folder)
+    if parent is None:
+        return None
+    theirs = _read(parent, "questions")
+    if theirs.columns != questions.columns or theirs.dtypes != questions.dtypes:
+        return None  # written by another schema: nothing compares
+    row = pl.struct(pl.all()).hash(_ROW_HASH_SEED).alias("_row")
+    seen = theirs.select(row).get_column("_row")
+    return set(questions.with_columns(row).filter(~pl.col("_row").is_in(seen.implode()))
+               .get_column("question_id").to_list())
+
+
+def no_answer_in_own_text(folder: Path, full: bool = True) -> CheckOutcome:
+    """No question's answer shows in its own text (``full=False``: of the questions the
+    published parent did not hold as they are)."""
+    questions = _read(folder, "questions")
+    changed = _changed_questions(folder, questions, full)
+    return CheckOutcome.of("no_answer_in_own_text", own_text_leaks(questions, changed),
+                           checked=questions.height if changed is None else len(changed))
+
+
+def no_answer_in_other_questions(folder: Path, full: bool = True) -> CheckOutcome:
+    """No question's answer shows in the text of another open at the same time
+    (``full=False``: pairs with a question the published parent did not hold as it is)."""
+    questions = _read(folder, "questions")
+    changed = _changed_questions(folder, questions, full)
+    return CheckOutcome.of("no_answer_in_other_questions", other_question_leaks(questions, changed),
+                           checked=questions.height if changed is None else len(changed))
 
 
 def revised_dates_have_evidence(folder: Path) -> CheckOutcome:
     questions = _read(folder, "questions")
-    problems = revision_problems(questions, _read(folder, "articles", ["article_id", "published_at"]))
+    # lazy: of the articles only the evidence rows are read (every revised question is
+    # checked, changed or not, since an article of its evidence may have left the corpus)
+    problems = revision_problems(questions, scan_table(folder, "articles").select("article_id", "published_at"))
     revised = questions.filter(pl.col("resolution_date") != pl.col("original_resolution_date")).height
     return CheckOutcome.of("revised_dates_have_evidence", problems, revised=revised)
 
@@ -202,7 +235,8 @@ BLOCKING: dict[str, Callable[[Path], CheckOutcome]] = {
 }
 
 
-INCREMENTAL = ("manifest_matches_files", "articles_within_crawl_bounds", "inputs_read_whole")  # take ``full``
+INCREMENTAL = ("manifest_matches_files", "articles_within_crawl_bounds", "inputs_read_whole",
+               "no_answer_in_own_text", "no_answer_in_other_questions")  # take ``full``
 
 
 def run_check(name: str, folder: str | Path, full: bool = True) -> CheckOutcome:

@@ -160,3 +160,44 @@ def test_planted_duplicates_at_scale():
     for dropped, keeper in expected:
         base = keeper.removesuffix("-m")
         assert sorted(kept[keeper]["source_ids"]) == ["market:" + base, "src-" + base]
+
+
+def _same_result(a, b):
+    assert [(d.item_id, d.reason, d.detail) for d in a.drops] == [(d.item_id, d.reason, d.detail) for d in b.drops]
+    assert a.evidence == b.evidence
+    assert a.kept.to_dicts() == b.kept.to_dicts()
+
+
+def test_a_nightly_build_replays_the_last_grouping_and_compares_only_its_new_questions(tmp_path):
+    from pastcast.questions.row_memo import RowMemo
+
+    # enough questions that the answers' common words ("Holdings") stay the same as days are added
+    rows, _ = synthetic_questions(1500, seed=11)
+    cutoff = date(2026, 11, 1)
+    old = [r for r in rows if r["open_date"] < cutoff]
+    rng = random.Random(4)
+    new = [r for r in rows if r["open_date"] >= cutoff]
+    for q in rng.sample([r for r in old if r["answer_type"] == "person"], 20):  # later copies of old events
+        new.append({**q, "question_id": q["question_id"] + "-late", "open_date": cutoff + timedelta(days=3),
+                    "resolution_date": q["resolution_date"], "source_ids": ["late:" + q["question_id"]],
+                    "title": q["title"].replace("Who will win", "Who will be the winner of")})
+    path = tmp_path / "rows.parquet"
+    memo = RowMemo(path)
+    _same_result(merge_duplicates(questions(*old), memo=memo), merge_duplicates(questions(*old)))
+    memo.save()
+    assert memo.replayed == 0
+
+    memo = RowMemo(path)
+    replayed = merge_duplicates(questions(*old, *new), memo=memo)
+    assert memo.replayed == 1
+    full = merge_duplicates(questions(*old, *new))
+    _same_result(replayed, full)
+    assert sum(1 for e in full.evidence if e.question_id.endswith("-late")) >= 15  # the new copies merged
+    memo.save()
+
+    # a question that sorts before the old ones: the grouping can change, so a full pass
+    early = {**old[0], "question_id": "early", "open_date": date(2025, 12, 1)}
+    memo = RowMemo(path)
+    again = merge_duplicates(questions(*old, *new, early), memo=memo)
+    assert memo.replayed == 0
+    _same_result(again, merge_duplicates(questions(*old, *new, early)))

@@ -262,3 +262,29 @@ def test_a_snapshot_written_before_columns_were_added_passes_manifest_matches_fi
     _replace_table(folder, "questions", questions.drop("answer_type_original", "category"))
     got = manifest_matches_files(folder)
     assert not got.passed and "questions: columns" in got.examples[0]
+
+
+def test_leak_checks_on_a_child_version_look_at_what_changed_and_still_catch_new_pairs(tmp_path):
+    from pastcast.snapshot_checks import no_answer_in_other_questions, no_answer_in_own_text
+
+    parent = snapshot(tmp_path)
+    assert all(o.passed for o in publish_if_sound(parent))
+    tables = clean_tables()
+    # a new question whose text names q2's answer (an old, unchanged question's): a new pair
+    leaky = question("q4", "Will Theodore Vance hold the Northfield mayoralty through 2026?", "Yes",
+                     "2026-02-03", "2026-02-25", answer_type="binary")
+    tables["questions"] = pl.concat([tables["questions"], frame([leaky], QUESTIONS)])
+    child = snapshot(tmp_path, tables)
+    for full in (False, True):
+        other = no_answer_in_other_questions(child, full=full)
+        assert not other.passed and any("q2" in e and "q4" in e for e in other.examples)
+    # incremental: only the new question is looked at; in full, all four
+    assert no_answer_in_other_questions(child, full=False).metadata["checked"] == 1
+    assert no_answer_in_own_text(child, full=True).metadata["checked"] == 4
+    # a question whose own text gained its answer is a changed row: caught incrementally too
+    tables = clean_tables()
+    tables["questions"] = tables["questions"].with_columns(
+        pl.when(pl.col("question_id") == "q2").then(pl.lit("Theodore Vance is standing again."))
+        .otherwise(pl.col("background")).alias("background"))
+    own = no_answer_in_own_text(snapshot(tmp_path, tables), full=False)
+    assert not own.passed and own.metadata["checked"] == 1 and own.examples[0].startswith("q2")

@@ -23,7 +23,8 @@ def _span(text: str) -> str:
 
 
 def render_audit(run, title: str = "Question filter audit") -> str:
-    by_id = {q["question_id"]: q for q in run.candidates.iter_rows(named=True)}
+    shown = run.candidates.select("question_id", "title", "answer", "open_date", "resolution_date")
+    by_id = {q["question_id"]: q for q in shown.iter_rows(named=True)}
     lines = [f"# {title}", "",
              f"Run {datetime.now(timezone.utc).isoformat(timespec='seconds')} UTC, pastcast {pastcast.__version__}. "
              f"{run.candidates.height:,} candidate questions in, {run.questions.height:,} kept.", "",

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import polars as pl
 
-from pastcast.drops import Drop, drops_frame, fields_of
+from pastcast.drops import Drop, drops_frame
 from pastcast.search.index import ArticleIndex
 from pastcast.io import sha256_file, write_json, write_parquet, write_text
 from pastcast.questions.difficulty import DifficultyConfig, difficulty_filter
@@ -38,11 +38,12 @@ from pastcast.questions.leakage import cross_leaks, find_pairs, self_leaks
 from pastcast.questions.question_dedup import QuestionDedupConfig, merge_duplicates
 from pastcast.questions.revision import RevisionConfig, revise_resolution_dates
 from pastcast.questions.revision.memo import RevisionMemo
+from pastcast.questions.row_memo import RowMemo
 from pastcast.questions.steps import Evidence, StepResult
 from pastcast.questions.quality import quality_flags
 from pastcast.questions.templates import TemplateCapConfig, template_steps
 from pastcast.questions.validate import ValidateConfig, validate
-from pastcast.schemas import QUESTION_EVIDENCE, QUESTIONS, complete
+from pastcast.schemas import QUESTION_EVIDENCE, QUESTIONS, columns_frame, complete
 
 EVIDENCE = QUESTION_EVIDENCE
 FILTER_DROPS = {"question_id": pl.String, "stage": pl.String, "reason": pl.String, "detail": pl.String}
@@ -78,9 +79,7 @@ class FilterRun:
         return drops_frame(self.drops)
 
     def evidence_frame(self) -> pl.DataFrame:
-        rows = [{**fields_of(e), "article_ids": list(e.article_ids), "dates": list(e.dates),
-                 "spans": list(e.spans)} for e in self.evidence]
-        return pl.DataFrame(rows, schema=EVIDENCE) if rows else pl.DataFrame(schema=EVIDENCE)
+        return columns_frame({c: [getattr(e, c) for e in self.evidence] for c in EVIDENCE}, EVIDENCE)
 
 
 Step = Callable[[pl.DataFrame], StepResult]
@@ -88,12 +87,14 @@ Step = Callable[[pl.DataFrame], StepResult]
 
 def filter_questions(candidates: pl.DataFrame, articles: pl.DataFrame, config: FilterConfig = FilterConfig(),
                      *, index: ArticleIndex | None = None, judge=None, llm_settings=None,
-                     memo: RevisionMemo | None = None) -> FilterRun:
+                     memo: RevisionMemo | None = None, row_memo: RowMemo | None = None) -> FilterRun:
     """Run every step over ``candidates``; ``articles`` is the corpus searched for early
     reports (its date-gated index is built in a temporary folder unless ``index`` is given).
     ``judge`` confirms revision evidence (None: the lexical rule decides); ``llm_settings`` is
     needed only when a difficulty filter or the quality audit's LLM pass is on. ``memo``: the
-    revision work of the build before (``pastcast.questions.revision.memo``)."""
+    revision work of the build before (``pastcast.questions.revision.memo``); ``row_memo``: the
+    outcomes of its row-local rules, validation and self leaks, and the titles dedup parsed
+    (``pastcast.questions.row_memo``)."""
     if config.difficulty.enabled and llm_settings is None:
         raise ValueError("the difficulty filters need an LLM: pass a model (--difficulty-model)")
     if config.quality_llm and llm_settings is None:
@@ -115,9 +116,9 @@ def filter_questions(candidates: pl.DataFrame, articles: pl.DataFrame, config: F
             return outcome
 
         steps: list[tuple[str, Step]] = [
-            ("validate", lambda qs: validate(qs, config.validate)),
-            ("self_leak", self_leaks),
-            ("dedup", lambda qs: merge_duplicates(qs, config.dedup)),
+            ("validate", lambda qs: validate(qs, config.validate, row_memo)),
+            ("self_leak", lambda qs: self_leaks(qs, memo=row_memo)),
+            ("dedup", lambda qs: merge_duplicates(qs, config.dedup, memo=row_memo)),
             ("revision", revise),
             ("cross_leak", cross_leaks),
             ("template_cap", lambda qs: template_steps(qs, config.templates)),
@@ -139,7 +140,7 @@ def filter_questions(candidates: pl.DataFrame, articles: pl.DataFrame, config: F
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
     decided_by = revision_box.get("decided_by") or ("LLM judge" if judge else "lexical rule")
-    quality = quality_flags(questions)
+    quality = quality_flags(questions, row_memo)
     if config.quality_llm:
         from pastcast.questions.quality_llm import llm_quality_flags
 
@@ -170,16 +171,21 @@ def write_filter_run(run: FilterRun, out_dir: str | Path, title: str = "Question
     }
 
 
-def revision_problems(questions: pl.DataFrame, articles: pl.DataFrame) -> list[str]:
+def revision_problems(questions: pl.DataFrame, articles: pl.DataFrame | pl.LazyFrame) -> list[str]:
     """Revised resolution dates not backed by stored evidence (a snapshot check): every question
     whose resolution date moved must name evidence articles that exist, the earliest published
-    on its new resolution day, before the original date."""
-    published = dict(articles.select("article_id", pl.col("published_at").dt.date()).iter_rows())
+    on its new resolution day, before the original date. ``articles`` may be lazy: of it only
+    the evidence articles' rows are read."""
+    revised = questions.filter(pl.col("original_resolution_date").is_not_null()
+                               & pl.col("original_resolution_date").ne_missing(pl.col("resolution_date")))
+    if revised.is_empty():
+        return []
+    wanted = revised.get_column("revision_evidence").explode().drop_nulls().unique()
+    published = dict(articles.lazy().filter(pl.col("article_id").is_in(wanted.implode()))
+                     .select("article_id", pl.col("published_at").dt.date()).collect().iter_rows())
     problems = []
-    for q in questions.iter_rows(named=True):
+    for q in revised.iter_rows(named=True):
         original, resolves = q["original_resolution_date"], q["resolution_date"]
-        if original is None or original == resolves:
-            continue
         qid, ids = q["question_id"], list(q["revision_evidence"] or [])
         missing = [a for a in ids if a not in published]
         if not ids:
@@ -193,9 +199,14 @@ def revision_problems(questions: pl.DataFrame, articles: pl.DataFrame) -> list[s
     return problems
 
 
-def snapshot_leaks(questions: pl.DataFrame) -> dict[str, list[str]]:
-    """Leaks left in a set of questions, for the blocking snapshot checks: ``self`` (an answer
-    in its own question's text) and ``cross`` (an answer in another question open at the same
-    time). Both empty means clean."""
-    return {"self": [f"{d.item_id}: {d.detail}" for d in self_leaks(questions).drops],
-            "cross": [f"{p.leaker}: answer {p.answer!r} in the text of {p.host}" for p in find_pairs(questions)]}
+def own_text_leaks(questions: pl.DataFrame, changed: set[str] | None = None) -> list[str]:
+    """Questions (of ``changed`` when given) whose answer shows in their own text."""
+    if changed is not None:
+        questions = questions.filter(pl.col("question_id").is_in(list(changed)))
+    return [f"{d.item_id}: {d.detail}" for d in self_leaks(questions).drops]
+
+
+def other_question_leaks(questions: pl.DataFrame, changed: set[str] | None = None) -> list[str]:
+    """Pairs of questions open at the same time, one's answer in the other's text (pairs with
+    a question of ``changed`` on either side when given)."""
+    return [f"{p.leaker}: answer {p.answer!r} in the text of {p.host}" for p in find_pairs(questions, changed)]

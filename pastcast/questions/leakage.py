@@ -40,6 +40,7 @@ from datetime import date
 import polars as pl
 
 from pastcast.questions.candidate_lists import list_items, outcome_about
+from pastcast.questions.row_memo import RowMemo, outcomes_of
 from pastcast.questions.steps import Evidence, StepResult
 from pastcast.schemas import QUESTIONS, complete
 from pastcast.text.mentions import (ACRONYM_MAX_LETTERS, ACRONYM_MIN_LETTERS, ACRONYMS,
@@ -129,23 +130,32 @@ def _describe(m: Mention) -> str:
     return f"{m.span!r} ({how}: {m.form!r})"
 
 
-def self_leaks(questions: pl.DataFrame, stage: str = "self_leak") -> StepResult:
+SELF_LEAK_COLUMNS = ("answer", "answer_aliases", "answer_type", *OWN_FIELDS)  # what the rule reads
+
+
+def _self_leak_found(q: dict) -> dict | None:
+    found = self_leak_mentions(q)
+    if not found:
+        return None
+    return {"detail": "; ".join(f"{f}: {_describe(m)}" for f, m in found), "spans": [m.span for _, m in found]}
+
+
+def self_leaks(questions: pl.DataFrame, stage: str = "self_leak", memo: RowMemo | None = None) -> StepResult:
     """Drop every question whose answer (or an alias) is mentioned in its own title, background
     or resolution criteria (reason ``answer_in_own_text``; options of its own candidate outcomes
-    are not looked at, see the module doc)."""
+    are not looked at, see the module doc). ``memo``: outcomes of the build before, by row."""
     df, rows = _rows(questions)
     result = StepResult(df)
     dropped = set()
-    for q in rows:
-        found = self_leak_mentions(q)
-        if not found:
+    found = outcomes_of(memo, "self_leak", df, SELF_LEAK_COLUMNS, lambda i: _self_leak_found(rows[i]))
+    for q, leak in zip(rows, found):
+        if not leak:
             continue
         qid = q["question_id"]
         dropped.add(qid)
-        detail = "; ".join(f"{f}: {_describe(m)}" for f, m in found)
-        result.drop(qid, stage, "answer_in_own_text", f"answer {q['answer']!r} in {detail}")
+        result.drop(qid, stage, "answer_in_own_text", f"answer {q['answer']!r} in {leak['detail']}")
         result.evidence.append(Evidence(qid, stage, "drop", "answer_in_own_text",
-                                        spans=tuple(m.span for _, m in found), detail=detail))
+                                        spans=tuple(leak["spans"]), detail=leak["detail"]))
     result.kept = df.filter(~pl.col("question_id").is_in(list(dropped)))
     return result
 
@@ -270,8 +280,9 @@ class _Index:
         return out
 
 
-def find_pairs(questions: pl.DataFrame) -> list[Pair]:
-    """Every (A, B), A != B, open at the same time, with A's answer in B's visible text.
+def find_pairs(questions: pl.DataFrame, among: set[str] | None = None) -> list[Pair]:
+    """Every (A, B), A != B, open at the same time, with A's answer in B's visible text
+    (``among``: only pairs with a question of these ids on one side at least).
 
     Candidates come from an inverted index (texts holding every token of a form; acronyms
     spelt by capitalised runs; for fuzzy forms, texts holding each token or a word within one
@@ -280,18 +291,21 @@ def find_pairs(questions: pl.DataFrame) -> list[Pair]:
     changed; tokens under 4 characters exact), which covers a score of 90 for names up to
     about 20 characters.
     """
-    return _find_pairs(_rows(questions)[1])
+    return _find_pairs(_rows(questions)[1], among)
 
 
-def _find_pairs(rows: list[dict]) -> list[Pair]:
+def _find_pairs(rows: list[dict], among: set[str] | None = None) -> list[Pair]:
     index = _Index(rows)
+    focus = None if among is None else {i for i, q in enumerate(rows) if q["question_id"] in among}
+    if focus is not None and not focus:
+        return []
     pairs = []
     for a, qa in enumerate(rows):
         needle = _needle_of(qa)
         if not needle.entries:
             continue
         for b in sorted(index.candidates(needle)):
-            if b == a or not _overlap(qa, rows[b]):
+            if b == a or not _overlap(qa, rows[b]) or (focus is not None and a not in focus and b not in focus):
                 continue
             found = _host_mentions(index.docs(b), needle)
             if found:

@@ -31,6 +31,7 @@ import re
 import polars as pl
 
 from pastcast.matching import PLACEHOLDERS, matches
+from pastcast.questions.row_memo import RowMemo, outcomes_of
 from pastcast.text import normalise
 from pastcast.schemas import QUESTION_QUALITY as QUALITY
 from pastcast.text.vocabulary import BINARY_ANSWERS, MONTHS
@@ -88,11 +89,18 @@ def question_flags(q: dict) -> list[tuple[str, str]]:
     return flags
 
 
-def quality_flags(questions: pl.DataFrame) -> pl.DataFrame:
-    """The ``question_quality`` table: one row per flag of each question."""
-    rows = [{"question_id": q["question_id"], "flag": flag, "detail": detail}
-            for q in questions.iter_rows(named=True) for flag, detail in question_flags(q)]
-    return pl.DataFrame(rows, schema=QUALITY) if rows else pl.DataFrame(schema=QUALITY)
+FLAGGED_COLUMNS = ("title", "resolution_criteria", "answer", "answer_type", "answer_aliases", "candidate_outcomes")
+
+
+def quality_flags(questions: pl.DataFrame, memo: RowMemo | None = None) -> pl.DataFrame:
+    """The ``question_quality`` table: one row per flag of each question. ``memo``: the flags
+    of the build before, by the columns the rules read."""
+    shown = questions.select("question_id", *FLAGGED_COLUMNS)
+    rows = shown.rows(named=True)
+    found = outcomes_of(memo, "quality", shown, FLAGGED_COLUMNS, lambda i: question_flags(rows[i]))
+    out = [{"question_id": q["question_id"], "flag": flag, "detail": detail}
+           for q, flags in zip(rows, found) for flag, detail in flags]
+    return pl.DataFrame(out, schema=QUALITY) if out else pl.DataFrame(schema=QUALITY)
 
 
 def quality_summary(questions: pl.DataFrame, flags: pl.DataFrame) -> dict:

@@ -37,9 +37,11 @@ title numbers, title names).
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
 from datetime import date
 
 import polars as pl
@@ -48,6 +50,8 @@ from rapidfuzz.distance import Levenshtein
 
 from pastcast.matching import matches
 from pastcast.questions.leakage import _rows
+from pastcast.questions.row_memo import RowMemo, row_keys
+from pastcast.schemas import QUESTIONS
 from pastcast.questions.steps import Evidence, StepResult
 from pastcast.text import normalise, transliteration
 from pastcast.text.mentions import mention_tokens as tokens
@@ -189,6 +193,28 @@ def _blocks(q: dict, t: _Title, weak: bool, common: set[str]) -> set[tuple]:
     return keys
 
 
+def _first_duplicate(i: int, rows: list[dict], blocks: set[tuple], members: dict[tuple, list[int]],
+                     features: _Features, priority: list[tuple], config: QuestionDedupConfig
+                     ) -> tuple[int, tuple[float, float]] | None:
+    """The first kept question (in priority order) sharing a block with question ``i`` that
+    it duplicates, with the title scores; None when there is none."""
+    q = rows[i]
+    due = q["resolution_date"]
+    weak = features.weak(i)
+    candidates = sorted(
+        {k for b in blocks for k in members.get(b, ())
+         if features.weak(k) == weak and not (due and rows[k]["resolution_date"] and abs(
+             (due - rows[k]["resolution_date"]).days) > config.max_days_apart)},
+        key=priority.__getitem__)
+    for k in candidates:
+        if not _same_answer(rows[k], q, features.forms(k), features.forms(i)):
+            continue
+        scores = _duplicates(rows[k], q, features.title(k), features.title(i), weak, config)
+        if scores:
+            return k, scores
+    return None
+
+
 def _priority(q: dict) -> tuple:
     far = date.max
     return (q["open_date"] or far, q["resolution_date"] or far,
@@ -207,44 +233,117 @@ def _union(first: list, *more: list, key=lambda x: x) -> list:
     return out
 
 
+def _title_fields(title: str | None) -> list:
+    t = _title(title)
+    return [t.norm, sorted(t.content), sorted(t.words), sorted(t.numbers), None if t.names is None else sorted(t.names)]
+
+
+def _title_of(fields: list) -> _Title:
+    norm, content, words, numbers, names = fields
+    return _Title(norm, frozenset(content), frozenset(words), frozenset(numbers),
+                  None if names is None else frozenset(names))
+
+
+def _block_of(stored: list) -> tuple:
+    return tuple(tuple(x) if isinstance(x, list) else x for x in stored)
+
+
+class _Features:
+    """Each question's parsed title, weak flag, answer forms and blocks, worked out when first
+    asked for (a replayed build asks for few of the old questions')."""
+
+    def __init__(self, rows: list[dict], common: set[str], titles: Callable[[int], _Title]):
+        self.rows, self.common, self._titles = rows, common, titles
+        self._weak: dict[int, bool] = {}
+        self._forms: dict[int, set[str]] = {}
+        self._title: dict[int, _Title] = {}
+
+    def title(self, i: int) -> _Title:
+        if i not in self._title:
+            self._title[i] = self._titles(i)
+        return self._title[i]
+
+    def weak(self, i: int) -> bool:
+        if i not in self._weak:
+            self._weak[i] = _weak(self.rows[i])
+        return self._weak[i]
+
+    def forms(self, i: int) -> set[str]:
+        if i not in self._forms:
+            self._forms[i] = _forms(self.rows[i])
+        return self._forms[i]
+
+    def blocks(self, i: int) -> set[tuple]:
+        return _blocks(self.rows[i], self.title(i), self.weak(i), self.common)
+
+
+def _replayed(memo: RowMemo | None, step: str, keys: list[int], order: list[int], common: set[str]
+              ) -> dict[int, dict] | None:
+    """The last build's outcome of each question it grouped, by position, when this build's
+    questions are those and new ones that all come after them in priority order, with the same
+    common answer words: the greedy pass over them then goes exactly as it went, and only the
+    new ones need comparing. None otherwise (a full pass)."""
+    if memo is None or len(set(keys)) != len(keys):
+        return None
+    state = memo.get(f"{step}:state", 0)
+    if not state or state["common"] != sorted(common):
+        return None
+    old = {}
+    for i in order:
+        entry = memo.get(step, keys[i])
+        if entry is None:
+            break  # the rest must be new
+        old[i] = entry
+    if len(old) != state["rows"] or any(memo.get(step, keys[i]) is not None for i in order[len(old):]):
+        return None
+    present = set(keys)
+    return old if all(e["into"] is None or e["into"] in present for e in old.values()) else None
+
+
 def merge_duplicates(questions: pl.DataFrame, config: QuestionDedupConfig = QuestionDedupConfig(),
-                     stage: str = "dedup") -> StepResult:
-    """Merge near-duplicate questions (rules in the module doc) into the earliest-opened one."""
+                     stage: str = "dedup", memo: RowMemo | None = None) -> StepResult:
+    """Merge near-duplicate questions (rules in the module doc) into the earliest-opened one.
+    ``memo``: the last build's grouping and parsed titles (``_replayed``: a nightly build
+    compares only its new questions)."""
     df, rows = _rows(questions)
-    titles = [_title(q["title"]) for q in rows]
-    weak = [_weak(q) for q in rows]
-    forms = [_forms(q) for q in rows]
     priority = [_priority(q) for q in rows]
     order = sorted(range(len(rows)), key=priority.__getitem__)
     word_counts = Counter(w for q in rows for w in set(normalise(q["answer"]).split()))
-    common = {w for w, n in word_counts.items() if n > COMMON_ANSWER_WORD}
+    # only the words a block could be made of (see _blocks) count: "yes" growing common changes nothing
+    common = {w for w, n in word_counts.items() if n > COMMON_ANSWER_WORD and len(w) >= 5 and w.isalpha()}
+    step = "dedup:" + json.dumps(asdict(config), sort_keys=True)
+    keys = row_keys(df, list(QUESTIONS)) if memo is not None else []
+    old = _replayed(memo, step, keys, order, common)
+
+    def parse(i: int) -> _Title:
+        if memo is None:
+            return _title(rows[i]["title"])
+        return _title_of(memo.outcomes("dedup_title", [keys_title[i]], lambda _: _title_fields(rows[i]["title"]))[0])
+
+    keys_title = row_keys(df, ["title"]) if memo is not None else []
+    features = _Features(rows, common, parse)
     members: dict[tuple, list[int]] = defaultdict(list)  # block -> kept questions so far
     kept_into: dict[int, int] = {}  # merged question -> the kept one
     merged: dict[int, list[int]] = defaultdict(list)
+    outcome: dict[int, dict] = {}  # what the memo keeps of each
+    position = {k: i for i, k in enumerate(keys)}
     result = StepResult(df)
     for i in order:
         q = rows[i]
-        blocks = _blocks(q, titles[i], weak[i], common)
-        due = q["resolution_date"]
-        candidates = sorted(
-            {k for b in blocks for k in members.get(b, ())
-             if weak[k] == weak[i] and not (due and rows[k]["resolution_date"] and abs(
-                 (due - rows[k]["resolution_date"]).days) > config.max_days_apart)},
-            key=priority.__getitem__)
-        match = None
-        for k in candidates:
-            p = rows[k]
-            if not _same_answer(p, q, forms[k], forms[i]):
-                continue
-            scores = _duplicates(p, q, titles[k], titles[i], weak[i], config)
-            if scores:
-                match = (k, scores)
-                break
+        if old is not None and i in old:
+            entry = old[i]
+            blocks = {_block_of(b) for b in entry["blocks"]} if entry["into"] is None else set()
+            match = None if entry["into"] is None else (position[entry["into"]], (entry["score"], entry["jaccard"]))
+        else:
+            blocks = features.blocks(i)
+            match = _first_duplicate(i, rows, blocks, members, features, priority, config)
         if match is None:
             for b in blocks:
                 members[b].append(i)
+            outcome[i] = {"into": None, "blocks": sorted(blocks, key=repr)}
             continue
         k, (score, jaccard) = match
+        outcome[i] = {"into": keys[k] if keys else None, "score": score, "jaccard": jaccard, "blocks": []}
         kept_into[i] = k
         merged[k].append(i)
         p = rows[k]
@@ -258,21 +357,42 @@ def merge_duplicates(questions: pl.DataFrame, config: QuestionDedupConfig = Ques
             detail=(f"answer {q['answer']!r} ~ {p['answer']!r}; title token_set_ratio {score:.0f}, "
                     f"content Jaccard {jaccard:.2f}; opens {q['open_date']} vs {p['open_date']}, "
                     f"resolves {q['resolution_date']} vs {p['resolution_date']}{later}")))
+    if memo is not None:
+        for i, entry in outcome.items():
+            memo.put(step, keys[i], entry)
+        memo.put(f"{step}:state", 0, {"rows": len(rows), "common": sorted(common)})
+        memo.replayed += old is not None
     if not kept_into:
         return result
     keep_mask = [i not in kept_into for i in range(len(rows))]
-    source_ids, aliases = [], []
+    # the kept rows' merged source ids and aliases (each list without repeats, no alias equal
+    # to the answer); only the rows this changes are built as new values
+    changed_at, source_ids, aliases = [], [], []
     for i, q in enumerate(rows):
         if not keep_mask[i]:
             continue
         others = [rows[j] for j in merged.get(i, [])]
-        source_ids.append(_union(list(q["source_ids"] or []), *[o["source_ids"] or [] for o in others]))
+        if not others and not q.get("answer_aliases"):
+            continue  # nothing to merge, no alias to clean
+        ids = _union(list(q["source_ids"] or []), *[o["source_ids"] or [] for o in others])
         own = normalise(q["answer"])
         extra = [[o["answer"], *(o.get("answer_aliases") or [])] for o in others]
-        alias_list = _union(list(q.get("answer_aliases") or []), *extra, key=normalise)
-        aliases.append([a for a in alias_list if normalise(a) != own])
-    kept = df.filter(pl.Series(keep_mask)).with_columns(
-        pl.Series("source_ids", source_ids, dtype=df.schema["source_ids"]),
-        pl.Series("answer_aliases", aliases, dtype=df.schema["answer_aliases"]))
-    result.kept = kept
+        alias_list = [a for a in _union(list(q.get("answer_aliases") or []), *extra, key=normalise)
+                      if normalise(a) != own]
+        if others or ids != list(q["source_ids"] or []) or alias_list != list(q.get("answer_aliases") or []):
+            changed_at.append(i)
+            source_ids.append(ids)
+            aliases.append(alias_list)
+    kept = df.with_row_index("_at").filter(pl.Series(keep_mask, dtype=pl.Boolean))
+    if changed_at:
+        merged_lists = pl.DataFrame({"_at": changed_at, "_ids": source_ids, "_aliases": aliases},
+                                    schema={"_at": pl.UInt32, "_ids": df.schema["source_ids"],
+                                            "_aliases": df.schema["answer_aliases"]})
+        changed = pl.col("_new").is_not_null()
+        kept = (kept.join(merged_lists.with_columns(pl.lit(True).alias("_new")), on="_at", how="left",
+                          maintain_order="left")
+                .with_columns(pl.when(changed).then("_ids").otherwise("source_ids").alias("source_ids"),
+                              pl.when(changed).then("_aliases").otherwise("answer_aliases").alias("answer_aliases"))
+                .drop("_ids", "_aliases", "_new"))
+    result.kept = kept.drop("_at")
     return result

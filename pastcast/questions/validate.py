@@ -21,16 +21,18 @@ resolution date) and duplicates are separate steps (``leakage``, ``question_dedu
 
 from __future__ import annotations
 
+import json
 import re
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import date
 
 import polars as pl
 
 from pastcast.drops import Drop, drops_frame
 from pastcast.matching import PLACEHOLDERS
+from pastcast.questions.row_memo import RowMemo, outcomes_of
 from pastcast.questions.steps import StepResult
-from pastcast.schemas import QUESTIONS, frame
+from pastcast.schemas import QUESTIONS, complete, frame
 from pastcast.text import normalise, word_count
 from pastcast.text.answer_types import ANSWER_TYPES as ANSWER_TYPE_VOCABULARY
 from pastcast.text.answer_types import NUMERIC_TYPES, answer_type_original, canonical_answer_type
@@ -66,50 +68,92 @@ class ValidateConfig:
 
 def problem(q: dict, config: ValidateConfig = ValidateConfig()) -> tuple[str, str] | None:
     """(reason, detail) of the first rule ``q`` breaks, or None."""
+    return _first(*_row_problems(q, config), q, config)
+
+
+def _row_problems(q: dict, config: ValidateConfig) -> tuple[tuple[str, str] | None, tuple[str, str] | None]:
+    """The first rule ``q`` breaks of those checked before the window, and of those after it:
+    neither depends on the window, which moves as days are added."""
     for name in REQUIRED:
         if q.get(name) in (None, ""):
-            return "missing_field", name
+            return ("missing_field", name), None
     answer = normalise(q["answer"])
     if not answer or answer in PLACEHOLDERS:
-        return "placeholder_answer", q["answer"]
+        return ("placeholder_answer", q["answer"]), None
     words = word_count(q["answer"])  # a run of Chinese characters is not one word, nor one each
     if words > config.max_answer_words:
-        return "answer_too_long", f"{q['answer']!r} has {words} words (max {config.max_answer_words})"
+        return ("answer_too_long", f"{q['answer']!r} has {words} words (max {config.max_answer_words})"), None
     answer_type = canonical_answer_type(q.get("answer_type"))
     if answer_type not in config.answer_types:
-        return "answer_type_not_allowed", f"{answer_type!r} not in {sorted(config.answer_types)}"
+        return ("answer_type_not_allowed", f"{answer_type!r} not in {sorted(config.answer_types)}"), None
     if answer in ("yes", "no") and answer_type != "binary":
-        return "yes_no_answer", f"{q['answer']!r} for a {answer_type} question"
+        return ("yes_no_answer", f"{q['answer']!r} for a {answer_type} question"), None
     if answer_type == "binary" and answer not in BINARY_ANSWERS:
         # the leak checks skip binary answers: a name typed binary would never be checked
-        return "binary_answer_not_yes_no", f"{q['answer']!r} for a binary question"
+        return ("binary_answer_not_yes_no", f"{q['answer']!r} for a binary question"), None
     if _BARE_NUMBER.match(q["answer"].strip()) and answer_type not in NUMERIC_TYPES:
-        return "bare_number", f"{q['answer']!r} for a {answer_type} question"
+        return ("bare_number", f"{q['answer']!r} for a {answer_type} question"), None
+    resolves = q["resolution_date"]
+    if (resolves - q["open_date"]).days < config.min_window_days:
+        return None, ("short_window", f"{q['open_date']} to {resolves} (< {config.min_window_days} days)")
+    title = q["title"].strip()
+    if not title.endswith(QUESTION_MARKS):
+        return None, ("not_a_question", title)
+    if _PAST_TENSE.match(title) or (not _FUTURE.search(title) and q.get("source_kind") != "market"):
+        return None, ("not_about_future", title)
+    return None, None
+
+
+def _first(before, after, q: dict, config: ValidateConfig) -> tuple[str, str] | None:
+    """The rules in order: those before the window, the window, those after it."""
+    if before:
+        return tuple(before)
     resolves = q["resolution_date"]
     if (config.window_start and resolves < config.window_start) or (config.window_end and resolves > config.window_end):
         return "outside_window", f"resolves {resolves}, window {config.window_start}..{config.window_end}"
-    if (resolves - q["open_date"]).days < config.min_window_days:
-        return "short_window", f"{q['open_date']} to {resolves} (< {config.min_window_days} days)"
-    title = q["title"].strip()
-    if not title.endswith(QUESTION_MARKS):
-        return "not_a_question", title
-    if _PAST_TENSE.match(title) or (not _FUTURE.search(title) and q.get("source_kind") != "market"):
-        return "not_about_future", title
-    return None
+    return tuple(after) if after else None
 
 
-def validate(questions: pl.DataFrame, config: ValidateConfig = ValidateConfig()) -> StepResult:
-    """Questions that pass every structural rule; the others as drops."""
-    kept, result = [], StepResult(frame([], QUESTIONS))
-    for q in questions.iter_rows(named=True):
-        q = with_canonical_answer_type(q)
-        found = problem(q, config)
-        if found:
-            result.drop(q["question_id"] or "", STAGE, *found)
-        else:
-            kept.append(q)
-    result.kept = frame(kept, QUESTIONS)
+# the columns the rules read (a row's memo key; see pastcast.questions.row_memo)
+RULE_COLUMNS = ("question_id", "title", "answer", "answer_type", "resolution_criteria", "open_date",
+                "resolution_date", "source_kind")
+
+
+def validate(questions: pl.DataFrame, config: ValidateConfig = ValidateConfig(), memo: RowMemo | None = None
+             ) -> StepResult:
+    """Questions that pass every structural rule; the others as drops. ``memo``: the rules'
+    outcomes of the build before, by row (the window is applied afresh)."""
+    result = StepResult(frame([], QUESTIONS))
+    if questions.is_empty():
+        return result
+    questions = _canonical_answer_types(questions)
+    settings = json.dumps({k: sorted(v) if isinstance(v, frozenset) else v for k, v in asdict(config).items()
+                           if k not in ("window_start", "window_end")}, sort_keys=True)
+    rows = questions.select(RULE_COLUMNS).rows(named=True)
+    found = outcomes_of(memo, f"{STAGE}:{settings}", questions, RULE_COLUMNS,
+                        lambda i: _row_problems(rows[i], config))
+    keep = []
+    for q, (before, after) in zip(rows, found):
+        failed = _first(before, after, q, config)
+        keep.append(failed is None)
+        if failed:
+            result.drop(q["question_id"] or "", STAGE, *failed)
+    result.kept = complete(questions.filter(pl.Series(keep, dtype=pl.Boolean)), QUESTIONS)
     return result
+
+
+def _canonical_answer_types(questions: pl.DataFrame) -> pl.DataFrame:
+    """``with_canonical_answer_type`` on every row, by the few distinct labels."""
+    questions = complete(questions, QUESTIONS)
+    label = pl.col("answer_type").fill_null("")  # no label: "other", as an empty one
+    labels = questions.select(label.unique()).to_series().to_list()
+    canonical = {x: canonical_answer_type(x) for x in labels}
+    original = {x: answer_type_original(x) for x in labels}
+    written = pl.col("answer_type_original")
+    return questions.with_columns(
+        label.replace_strict(canonical, return_dtype=pl.String).alias("answer_type"),
+        pl.when(written.is_null() | (written == "")).then(label.replace_strict(original, return_dtype=pl.String))
+        .otherwise(written).alias("answer_type_original"))
 
 
 def with_canonical_answer_type(q: dict) -> dict:

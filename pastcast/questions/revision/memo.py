@@ -6,7 +6,8 @@ settings) keeps that build's outcome (kept, revised or dropped, with its evidenc
 were added since (the new day, a day rewritten), it is searched again in those articles alone,
 for a report earlier than its resolution date, and only if one of them was published before
 that date (``resolved_before_new`` counts the others: in a nightly build, most old questions).
-A new or changed question is searched in the whole corpus. What the memo holds is keyed by the row's content and the revision settings: a
+A new or changed question is searched in the whole corpus. What the memo holds is keyed by
+the row's content (a 64-bit row hash) and the revision settings with the polars version: a
 change of either is a new question to it. ``full`` builds ignore it (and write it afresh).
 
 Results equal a full search except when the new articles would push a report out of the top
@@ -28,15 +29,12 @@ import polars as pl
 from pastcast.drops import Drop, fields_of
 from pastcast.io import sha256_file, write_json, write_parquet
 from pastcast.questions.steps import Evidence
-from pastcast.schemas import ARTICLES, QUESTIONS, scan_parts
+from pastcast.schemas import ARTICLES, QUESTIONS, columns_frame, scan_parts
 from pastcast.search.index import INDEX_FORMAT, ArticleIndex
 
-MEMO_FORMAT = 1
+MEMO_FORMAT = 2  # 2: keys are row hashes
+_ROW_SEED = 20261203
 MEMO_COLUMNS = {"_key": pl.String, "_kept": pl.Boolean, "_evidence": pl.String, "_drops": pl.String}
-
-
-def _json_row(row: dict) -> str:
-    return json.dumps(row, default=str, sort_keys=True, ensure_ascii=False)
 
 
 class RevisionMemo:
@@ -47,7 +45,9 @@ class RevisionMemo:
     def __init__(self, path: str | Path, parts: dict[str, tuple[str, Path]], settings: dict, forget: bool = False):
         self.path = Path(path)
         self.parts = parts
-        self._salt = json.dumps({"memo": MEMO_FORMAT, "index": INDEX_FORMAT, **settings}, sort_keys=True, default=str)
+        salt = json.dumps({"memo": MEMO_FORMAT, "index": INDEX_FORMAT, "polars": pl.__version__, **settings},
+                          sort_keys=True, default=str)
+        self._prefix = hashlib.sha256(salt.encode()).hexdigest()[:16]
         self._searched: dict[str, str] = {}
         self._earlier = {} if forget else self._load()  # forget: a full build searches everything
         # the parts added or changed since the last build, the same for every row (None: a part
@@ -79,14 +79,19 @@ class RevisionMemo:
         self._searched = dict(record.get("parts") or {})
         return {row["_key"]: row for row in table.iter_rows(named=True)}
 
-    def key(self, row: dict) -> str:
-        return hashlib.sha256(f"{self._salt}\n{_json_row(row)}".encode()).hexdigest()
+    def keys(self, questions: pl.DataFrame) -> list[str]:
+        """Each row's key: its content (a 64-bit row hash, stable within a polars version,
+        which the salt names) under these settings."""
+        if questions.is_empty():
+            return []
+        hashes = questions.select(pl.struct(pl.all()).hash(_ROW_SEED)).to_series().to_list()
+        return [f"{self._prefix}:{h:016x}" for h in hashes]
 
-    def recall(self, row: dict) -> tuple[dict, list[Path]] | None:
-        """The earlier outcome of this row and the files of the parts added or changed since
-        it was searched; None when it was never searched so, or a part it was searched in is
-        gone (then it is searched in full)."""
-        entry = self._earlier.get(self.key(row))
+    def recall(self, key: str) -> tuple[dict, list[Path]] | None:
+        """The earlier outcome of the row of this key and the files of the parts added or
+        changed since it was searched; None when it was never searched so, or a part it was
+        searched in is gone (then it is searched in full)."""
+        entry = self._earlier.get(key)
         if entry is None:
             return None
         return None if self._changed is None else (entry, self._changed)
@@ -123,18 +128,18 @@ class RevisionMemo:
                                    .collect().item())
         return self._earliest[key]
 
-    def remember(self, row: dict, outcome: dict, kept: bool, evidence: list[Evidence], drops: list[Drop],
+    def remember(self, key: str, outcome: dict, kept: bool, evidence: list[Evidence], drops: list[Drop],
                  same_as: dict | None = None) -> None:
-        """The outcome of ``row`` (the row as it entered the step) for the next build;
+        """The outcome of the row of ``key`` (as it entered the step) for the next build;
         ``same_as``: the memo entry it kept unchanged (its stored evidence reused as is)."""
         stored = same_as or {"_evidence": json.dumps([fields_of(e) for e in evidence], default=str),
                              "_drops": json.dumps([fields_of(d) for d in drops])}
-        self._now.append({**outcome, "_key": self.key(row), "_kept": kept,
+        self._now.append({**outcome, "_key": key, "_kept": kept,
                           "_evidence": stored["_evidence"], "_drops": stored["_drops"]})
 
     def save(self) -> None:
         schema = {**QUESTIONS, **MEMO_COLUMNS}
-        table = pl.DataFrame(self._now, schema=schema) if self._now else pl.DataFrame(schema=schema)
+        table = columns_frame({c: [r.get(c) for r in self._now] for c in schema}, schema)
         write_parquet(table, self.path)
         write_json({"sha256": sha256_file(self.path), "parts": {k: sha for k, (sha, _) in self.parts.items()}},
                    self._record)

@@ -16,6 +16,7 @@ from pastcast.questions.revision.judge import ArticleRef, Judge, JudgeItem, _jud
 from pastcast.questions.revision.lexical import LEXICAL, _Rule, article_sentences
 from pastcast.questions.revision.memo import RevisionMemo
 from pastcast.questions.steps import Evidence, StepResult
+from pastcast.schemas import columns_frame
 from pastcast.search.index import ArticleIndex, Hit
 from pastcast.search.keywords import keywords
 
@@ -160,9 +161,10 @@ def _revise_remembering(questions: pl.DataFrame, index: ArticleIndex, articles: 
     """``_revise`` over the questions the memo does not know; the others keep their outcome,
     searched again only in the articles added since (their parts' own index)."""
     rows = questions.to_dicts()
+    keys = memo.keys(questions)
     fresh, known, again = [], {}, {}
-    for q in rows:
-        recalled = memo.recall(q)
+    for q, key in zip(rows, keys):
+        recalled = memo.recall(key)
         if recalled is None:
             fresh.append(q)
             continue
@@ -197,13 +199,13 @@ def _revise_remembering(questions: pl.DataFrame, index: ArticleIndex, articles: 
     memo.reused += len(known)
     searched_again = {q["question_id"] for prior in again.values() for q in prior}
     out = []
-    for q in rows:
+    for q, key in zip(rows, keys):
         qid = q["question_id"]
         unchanged = known.get(qid) if qid not in searched_again else None
-        memo.remember(q, kept.get(qid, q), qid in kept, evidence.get(qid, []), drops.get(qid, []), unchanged)
+        memo.remember(key, kept.get(qid, q), qid in kept, evidence.get(qid, []), drops.get(qid, []), unchanged)
         if qid in kept:
             out.append(kept[qid])
-    result.kept = pl.DataFrame(out, schema=questions.schema) if out else questions.clear()
+    result.kept = columns_frame({c: [q.get(c) for q in out] for c in questions.columns}, questions.schema)
     result.drops = [d for q in rows for d in drops.get(q["question_id"], [])]
     result.evidence = [e for q in rows for e in evidence.get(q["question_id"], [])]
     result.checked += len(known)
@@ -334,5 +336,5 @@ def _revise(questions: pl.DataFrame, index: ArticleIndex, articles: pl.DataFrame
                     out.append(changes[q["question_id"]])
             else:
                 out.append(q)
-        result.kept = pl.DataFrame(out, schema=questions.schema) if out else questions.clear()
+        result.kept = columns_frame({c: [q.get(c) for q in out] for c in questions.columns}, questions.schema)
     return result

@@ -1,0 +1,104 @@
+"""Outcomes of the filter's row-local rules kept between builds, by the row's content.
+
+Validation and the self-leak check look at one question alone, so a question that reaches them
+exactly as in the build before (the same values in the columns the rule reads, the same
+settings) has the same outcome: a nightly build works out the new day's questions and looks the
+others up. A row's key is a 64-bit hash of those columns (polars' row hash, stable within a
+polars version, which the memo's scheme names along with pastcast's version: an upgrade of
+either starts afresh, as does ``full``). What a build did not look up or add is forgotten.
+
+Stored as ``filter_state/rows.parquet`` (step, key, outcome JSON), written atomically.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import polars as pl
+
+from pastcast.io import sha256_file, write_json, write_parquet
+
+ROW_MEMO_FORMAT = 1
+_SEED = 20261203
+_COLUMNS = {"step": pl.String, "key": pl.UInt64, "outcome": pl.String}
+
+
+def _scheme() -> str:
+    from pastcast import __version__
+
+    return f"rows-{ROW_MEMO_FORMAT}/pastcast-{__version__}/polars-{pl.__version__}/{_SEED}"
+
+
+def row_keys(frame: pl.DataFrame, columns: Sequence[str]) -> list[int]:
+    """A 64-bit hash of each row's ``columns`` (in that order)."""
+    if frame.is_empty():
+        return []
+    return frame.select(pl.struct(list(columns)).hash(_SEED)).to_series().to_list()
+
+
+class RowMemo:
+    """Per-row outcomes of the last build (``path``), and the ones of this build to keep."""
+
+    def __init__(self, path: str | Path, forget: bool = False):
+        self.path = Path(path)
+        self._earlier: dict[tuple[str, int], str] = {} if forget else self._load()
+        self._now: dict[tuple[str, int], str] = {}
+        self.reused = 0
+        self.computed = 0
+        self.replayed = 0  # steps that replayed the last build's grouping (question dedup)
+
+    @property
+    def _record(self) -> Path:
+        return self.path.with_name(self.path.name + ".json")
+
+    def _load(self) -> dict[tuple[str, int], str]:
+        try:
+            record = json.loads(self._record.read_text())
+            if record.get("scheme") != _scheme():
+                return {}
+            if record.get("sha256") != sha256_file(self.path):
+                return {}  # the table and its record are of different builds
+            table = pl.read_parquet(self.path)
+        except (OSError, ValueError, pl.exceptions.PolarsError):
+            return {}  # none yet, or cut short: every row is worked out again
+        return {(s, k): o for s, k, o in table.select(list(_COLUMNS)).iter_rows()}
+
+    def outcomes(self, step: str, keys: list[int], compute: Callable[[int], object]) -> list:
+        """The outcome of each row (by its key): remembered, or ``compute(position)`` (JSON-able)."""
+        out = []
+        for i, key in enumerate(keys):
+            stored = self._earlier.get((step, key))
+            if stored is None:
+                value = compute(i)
+                self._now[(step, key)] = json.dumps(value, default=str, ensure_ascii=False)
+                self.computed += 1
+            else:
+                value = json.loads(stored)
+                self._now[(step, key)] = stored
+                self.reused += 1
+            out.append(value)
+        return out
+
+    def get(self, step: str, key: int):
+        """The last build's value under (``step``, ``key``), or None; looking it up does not keep it."""
+        stored = self._earlier.get((step, key))
+        return None if stored is None else json.loads(stored)
+
+    def put(self, step: str, key: int, value) -> None:
+        """A value (JSON-able) for the next build."""
+        self._now[(step, key)] = json.dumps(value, default=str, ensure_ascii=False)
+
+    def save(self) -> None:
+        table = pl.DataFrame([(s, k, o) for (s, k), o in self._now.items()], schema=_COLUMNS, orient="row")
+        write_parquet(table, self.path)
+        write_json({"scheme": _scheme(), "sha256": sha256_file(self.path)}, self._record)
+
+
+def outcomes_of(memo: RowMemo | None, step: str, frame: pl.DataFrame, columns: Sequence[str],
+                compute: Callable[[int], object]) -> list:
+    """``compute(position)`` for every row of ``frame``, through ``memo`` when given."""
+    if memo is None:
+        return [compute(i) for i in range(frame.height)]
+    return memo.outcomes(step, row_keys(frame, columns), compute)
