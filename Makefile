@@ -79,6 +79,12 @@ bench-eval: venv
 bench-days: venv
 	$(BIN)/python bench/incremental_days.py
 
+# The retrieval baseline on a snapshot of the real data in ../shared/data: its replay beside the
+# loop it had before (every question searched), searches, BSS, the candidates it submits (see bench/README.md)
+.PHONY: bench-real-replay
+bench-real-replay: venv
+	$(BIN)/python bench/real_replay.py
+
 # A year of news at scale: the nightly tail adding one day to 10k, 100k and 1M synthetic
 # articles; wall time, peak memory, bytes written, store growth (see bench/README.md)
 .PHONY: bench-scale

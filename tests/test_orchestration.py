@@ -14,6 +14,7 @@ import pytest
 
 from assets._partitions import DAYS_TAG, RANGE_END, RANGE_START
 from assets._resources import EvaluationSettings, PastcastStorage
+from pastcast.evaluate.batch import BASELINES
 from pastcast.daily import day_dir, scan_gathered
 from pastcast.schemas import QUESTIONS, frame
 from pastcast.snapshot import latest_version, list_snapshots, read_manifest
@@ -256,7 +257,7 @@ def test_each_published_version_is_evaluated_once(two_then_three, tmp_path):
     assert result.success
     meta = result.get_asset_materialization_events()[0].materialization.metadata
     assert meta["version"].value == "v2" and meta["mean_bss/abstain"].value == 0
-    assert {p.name for p in (root / "runs" / "t-v2").iterdir()} == {"abstain", "retrieval", "market"}
+    assert {p.name for p in (root / "runs" / "t-v2").iterdir()} == set(BASELINES)
 
 
 def test_a_working_folder_from_before_daily_partitions_does_not_double_its_drops(two_then_three, tmp_path):

@@ -1,21 +1,20 @@
-"""Agents: the protocol, the non-LLM baselines (abstain, retrieval, market), and a registry that
-also loads user classes."""
+"""Agents: the protocol, the non-LLM baselines (abstain, retrieval, market; uniform and base-rate
+in ``pastcast.evaluate.naive``), and a registry that also loads user classes."""
 
 from __future__ import annotations
 
 import importlib
 import math
-import re
 from collections import defaultdict
 from collections.abc import Iterable
 from datetime import date
-from functools import lru_cache
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
+from pastcast.evaluate.candidates import NUMBER_TYPES, extract_candidates, hit_text
+from pastcast.evaluate.naive import BaseRateAgent, UniformAgent, is_binary
 from pastcast.evaluate.scoring import InvalidForecast
 from pastcast.matching import PLACEHOLDERS, normalise
-from pastcast.search.keywords import STOPWORDS, WORD, keywords
-from pastcast.text.vocabulary import MONTHS, WEEKDAYS
+from pastcast.search.keywords import WORD, keywords
 
 if TYPE_CHECKING:
     from pastcast.evaluate.environment import OpenQuestion, ReplayEnvironment
@@ -39,79 +38,21 @@ class AbstainAgent:
         return None
 
 
-# Capitalised for reasons other than being an entity: weekdays, months and these.
-_NOT_ENTITIES = frozenset(w.lower() for w in (*WEEKDAYS, *MONTHS)) | frozenset(
-    "however meanwhile also said says mr mrs ms dr today yesterday tomorrow".split())
-_CONNECTORS = frozenset({"of", "de", "del", "da", "di", "la", "le", "van", "von", "der", "du"})
-_CLAUSE_BREAK = re.compile(r"[.,;:!?()\[\]{}\"“”«»\n|/]+")
-_NUMBER = re.compile(
-    r"(?<![\w.])[-+]?\d[\d,]*(?:\.\d+)?\s?(?:%|percent\b|per cent\b|million\b|billion\b|trillion\b"
-    r"|thousand\b|bn\b|points?\b|seats?\b|votes?\b|degrees?\b|dollars?\b|euros?\b)?"
-)
-_NUMBER_TYPES = {"number", "numeric", "quantity", "percentage", "count"}
-_MULTIWORD_TYPES = {"person"}  # a lone capitalised word is too often a sentence start
 _BODY_CHARS = 4000  # the lede carries the news; bounds the cost per hit on long articles
-
-
-@lru_cache(maxsize=1 << 16)
-def _word_key(word: str) -> str:
-    """``normalise`` of one word; names repeat across hits, so it is cached."""
-    return normalise(word)
-
-
-def extract_candidates(text: str, answer_type: str, exclude: set[str]) -> set[str]:
-    """Entity-like spans (numbers, for numeric questions) not made of the question's words.
-
-    ``exclude`` holds normalised words of the question: a span is cut wherever one occurs,
-    so "Prime Minister Ana Ruiz" yields "Ana Ruiz" when the question asks for a prime minister.
-    """
-    if answer_type in _NUMBER_TYPES:
-        found = {m.group(0).strip() for m in _NUMBER.finditer(text)}
-        return {c for c in found if normalise(c) and normalise(c) not in exclude}
-    min_words = 2 if answer_type in _MULTIWORD_TYPES else 1
-    out: set[str] = set()
-
-    def flush(run: list[str]) -> None:
-        while run and normalise(run[-1]) in _CONNECTORS:
-            run.pop()
-        if sum(normalise(w) not in _CONNECTORS for w in run) >= min_words:
-            out.add(" ".join(run))
-
-    # Runs of capitalised words (lower-case connectors allowed inside: "Bank of England"),
-    # never across punctuation; str.isupper() also catches accented capitals ("Élodie").
-    for clause in _CLAUSE_BREAK.split(text):
-        run: list[str] = []
-        for word in clause.split():
-            word = word.strip("'’-")
-            # Only capitalised words and connectors can extend a run: skip normalising the rest
-            # (two thirds of a replay's time went here on lower-case words).
-            if not word[:1].isupper() and not (run and word.lower() in _CONNECTORS):
-                flush(run)
-                run = []
-                continue
-            n = _word_key(word)
-            if n in _CONNECTORS and run:
-                run.append(word)
-            elif word[:1].isupper() and n and n not in exclude and n not in STOPWORDS and n not in _NOT_ENTITIES:
-                run.append(word)
-            else:
-                flush(run)
-                run = []
-        flush(run)
-    return out
 
 
 class RetrievalAgent:
     """A search-and-count baseline with no LLM.
 
     Each day, for each open question, it searches the gated corpus with the title's content
-    words and credits every candidate outcome mentioned by a hit with that hit's weight
+    words (a query searched once a day, however many questions share it) and credits every candidate outcome mentioned by a hit with that hit's weight
     (BM25 score, halved every ``half_life_days`` of age). Candidates are the question's
-    ``candidate_outcomes`` when it has them, else entity spans (numbers for numeric questions)
-    extracted from the hits, minus words of the question itself. It submits the top
+    ``candidate_outcomes`` when it has them, else names and numbers with units read from the
+    hits (``pastcast.evaluate.candidates``), minus words of the question itself. It submits the top
     ``max_outcomes`` with probabilities proportional to evidence, total mass between
     ``min_mass`` and ``max_mass`` by how dominant and well supported the leader is.
-    Binary (yes/no) questions are skipped: counting mentions of "yes" is not evidence.
+    Binary (yes/no) questions are skipped before any search: counting mentions of "yes" is not
+    evidence (the ``base-rate`` baseline forecasts them).
     """
 
     name = "retrieval"
@@ -132,8 +73,14 @@ class RetrievalAgent:
     def act(self, env: ReplayEnvironment) -> None:
         if env is not self._env:  # a new replay: forget what was submitted in the last one
             self._env, self._last = env, {}
+        searched: dict[str, list[Hit]] = {}  # today's searches: templated questions repeat a query
         for q in env.open_questions():
-            forecast = self.forecast(q, env.search(" ".join(keywords(q.title)), k=self.k), env.today)
+            if is_binary(q):  # skipped before searching: counting mentions of "yes" is not evidence
+                continue
+            query = " ".join(keywords(q.title))
+            if query not in searched:
+                searched[query] = env.search(query, k=self.k)
+            forecast = self.forecast(q, searched[query], env.today)
             # Only revisions go to the ledger; an unchanged forecast keeps standing.
             if forecast and forecast != self._last.get(q.question_id):
                 try:
@@ -143,7 +90,7 @@ class RetrievalAgent:
                 self._last[q.question_id] = forecast
 
     def forecast(self, q: OpenQuestion, hits: Iterable[Hit], today: date) -> dict[str, float]:
-        if (q.answer_type or "").lower() == "binary":
+        if is_binary(q):
             return {}
         exclude = {normalise(w) for w in WORD.findall(f"{q.title} {q.background}")}
         evidence: dict[str, float] = defaultdict(float)
@@ -152,12 +99,12 @@ class RetrievalAgent:
         for hit in hits:
             age = max(0.0, (today - hit.published_at.date()).days)
             weight = max(hit.score, 1e-6) * math.pow(0.5, age / self.half_life_days)
-            body = f"{hit.title}. {(hit.text or hit.snippet)[:_BODY_CHARS]}"
+            body = (hit.text or hit.snippet)[:_BODY_CHARS]
             if q.candidate_outcomes:
-                padded = f" {normalise(body)} "
+                padded = f" {normalise(f'{hit.title}. {body}')} "
                 found = {c for c in q.candidate_outcomes if normalise(c) and f" {normalise(c)} " in padded}
             else:
-                found = extract_candidates(body, (q.answer_type or "").lower(), exclude)
+                found = self.spans(q, hit.title, body, exclude)
             # once per hit; never a placeholder ("Other" is a common market option)
             for key, c in {normalise(c): c for c in found}.items():
                 if key in PLACEHOLDERS:
@@ -167,7 +114,7 @@ class RetrievalAgent:
                 support[key] += 1
         if not evidence:
             return {}
-        if not q.candidate_outcomes and (q.answer_type or "").lower() not in _NUMBER_TYPES:
+        if not q.candidate_outcomes and (q.answer_type or "").lower() not in NUMBER_TYPES:
             _fold_into_more_specific(evidence, support)
         ranked = sorted(evidence, key=lambda key: (-evidence[key], names[key]))[: self.max_outcomes]
         total = sum(evidence.values())
@@ -176,6 +123,12 @@ class RetrievalAgent:
         mass = self.min_mass + (self.max_mass - self.min_mass) * lead_share * supported
         top_total = sum(evidence[key] for key in ranked)
         return {names[key]: round(mass * evidence[key] / top_total, 6) for key in ranked}
+
+
+    def spans(self, q: OpenQuestion, title: str, body: str, exclude: set[str]) -> set[str]:
+        """Candidate outcomes a hit names (``pastcast.evaluate.candidates``); a subclass may
+        read them another way."""
+        return extract_candidates(hit_text(title, body), (q.answer_type or "").lower(), exclude, q.title)
 
 
 def _fold_into_more_specific(evidence: dict[str, float], support: dict[str, int]) -> None:
@@ -216,7 +169,8 @@ class MarketAgent:
                 self._last[q.question_id] = forecast
 
 
-AGENTS = {"abstain": AbstainAgent, "retrieval": RetrievalAgent, "market": MarketAgent}
+AGENTS = {"abstain": AbstainAgent, "uniform": UniformAgent, "base-rate": BaseRateAgent,
+          "retrieval": RetrievalAgent, "market": MarketAgent}
 
 
 def get_agent(name: str, **kwargs) -> Agent:

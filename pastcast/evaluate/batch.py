@@ -7,7 +7,7 @@ from pathlib import Path
 
 from pastcast.evaluate.runner import run_eval
 
-BASELINES = ("abstain", "retrieval", "market")  # offline, no API key
+BASELINES = ("abstain", "uniform", "base-rate", "retrieval", "market")  # offline, no API key
 
 
 def evaluate_agents(snapshot_dir: str | Path, agents: Iterable[str], out_root: str | Path,

@@ -18,20 +18,16 @@ from __future__ import annotations
 
 import hashlib
 import math
-import re
 from collections import defaultdict
 from dataclasses import dataclass
 
 import polars as pl
 
 from pastcast.questions.steps import StepResult
+from pastcast.text.families import template_family
 from pastcast.schemas import QUESTIONS, frame
 
 STAGE = "template_cap"
-_NUMBER = re.compile(r"\d[\d,.\-/:]*")
-_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|“[^”]*”|‘[^’]*’")
-_WORD = re.compile(r"\b[^\W\d_][\w\-&.]*")
-_NAMES = re.compile(r"N(?:\s+N)+")  # consecutive capitalised words are one name
 
 
 @dataclass(frozen=True)
@@ -42,17 +38,6 @@ class TemplateCapConfig:
     # answers it by its base rate; None: no such drop
     max_base_rate: float | None = 0.95
     base_rate_min_resolved: int = 10  # resolved members needed before a base rate counts
-
-
-_JOINED_NAMES = re.compile(r"N(?:\s*[–—-]\s*N)+")  # "Heathrow – London" is one name
-
-
-def template_family(title: str) -> str:
-    """The title with numbers (#), quoted strings (Q) and capitalised names (N) masked."""
-    masked = _QUOTED.sub("Q", _NUMBER.sub("#", title or ""))
-    # a capital in any cased script (Latin, Cyrillic, Greek, ...); scripts without case keep their names
-    masked = _NAMES.sub("N", _WORD.sub(lambda w: "N" if w[0][0].isupper() else w[0], masked))
-    return " ".join(_JOINED_NAMES.sub("N", masked).split())
 
 
 def base_rate_answers(questions: pl.DataFrame, config: TemplateCapConfig = TemplateCapConfig()) -> StepResult:

@@ -1,0 +1,52 @@
+"""The retrieval baseline's candidates are whole names and numbers with units, and it searches
+only for what it can forecast, once a query a day."""
+
+from datetime import date
+
+from evalkit import article, question, ts, write_snapshot
+from pastcast.evaluate.agents import RetrievalAgent
+from pastcast.evaluate.candidates import extract_candidates, hit_text, is_title_case
+from pastcast.evaluate.environment import ReplayEnvironment
+from pastcast.search.keywords import keywords
+
+
+def test_a_title_case_headline_gives_no_name_fragments_and_possessives_are_cut():
+    headline = "Donna Kelce Calls Taylor Swift's Engagement a Dream"
+    assert is_title_case(headline)
+    body = "Taylor Swift's fans cheered as Travis Kelce spoke; Donna Kelce said little."
+    found = extract_candidates(hit_text(headline, body), "person", set())
+    assert found == {"Taylor Swift", "Travis Kelce", "Donna Kelce"}
+    # a headline in sentence case still counts
+    assert "Ana Ruiz" in extract_candidates(hit_text("Ana Ruiz wins the vote", "Turnout was high."), "person", set())
+
+
+def test_numbers_keep_their_units_and_bare_counts_or_years_only_when_asked():
+    text = "On Nov. 11, 2023, the jobless rate rose to 4.1%, up 0.2 percentage points; 5 states and 3,200 people"
+    rate = extract_candidates(text, "number", set(), "What will the U.S. unemployment rate be in December?")
+    assert rate == {"4.1%", "0.2 percentage points", "3,200 people"}
+    assert not {"11,", "11", "2023,", "2023", "5"} & rate
+    counts = extract_candidates(text, "number", set(), "How many states will report a rise?")
+    assert {"5", "11"} <= counts and "2023" not in counts
+    assert "2023" in extract_candidates(text, "year", set())
+    assert extract_candidates("It cost $5 billion and €3.5m.", "number", set()) >= {"$5 billion", "€3.5m"}
+
+
+def test_binary_questions_are_not_searched_and_a_query_is_searched_once_a_day(tmp_path):
+    title = "Who will chair the Port Ellis harbour board?"
+    articles = [article("a1", "Harbour board", "Ana Ruiz is expected to chair the Port Ellis harbour board.",
+                        ts("2024-01-02"))]
+    questions = [
+        question("q1", title, "Ana Ruiz", "2024-01-02", "2024-01-09"),
+        question("q2", title, "Ana Ruiz", "2024-01-02", "2024-01-09", source_kind="market"),  # the same query
+        question("q3", "Will the Port Ellis harbour board meet in public?", "No", "2024-01-02", "2024-01-09",
+                 answer_type="binary", candidate_outcomes=["Yes", "No"]),
+    ]
+    snap = write_snapshot(tmp_path / "snap", articles, questions, "2024-01-01", "2024-01-09")
+    env = ReplayEnvironment(snap)
+    env.advance(2)  # 2024-01-03: all three open
+    assert len(env.open_questions()) == 3
+    RetrievalAgent().act(env)
+    assert env.search_latency()["searches"] == 1  # one query for q1 and q2, none for q3
+    submitted = {e.question_id for e in env.ledger}
+    assert submitted == {"q1", "q2"} and all(list(e.forecast)[0] == "Ana Ruiz" for e in env.ledger)
+    assert keywords(title)  # the query is not empty
