@@ -83,3 +83,13 @@ def test_cli_compare_and_aggregate(runs, tmp_path):
     assert len(lines) == 2 and all(list(l["forecast"]) == ["Ana Ruiz"] for l in lines)
     assert all(abs(l["forecast"]["Ana Ruiz"] - 0.5 / 3) < 1e-12 for l in lines)
     assert "(aggregate)" in agg.output and "peer-relative" in agg.output
+
+
+def test_an_agent_without_forecasts_has_no_calibration_and_zero_has_no_minus_sign(runs):
+    from pastcast.evaluate.leaderboard import signed
+
+    _, dirs = runs
+    page = render_report(dirs, "Sample report")
+    assert "abstain (abstain) no forecast" in page and "abstain (abstain) 0.000" not in page
+    assert "-0.000" not in page
+    assert signed(-0.0) == "+0.000" and signed(-0.00004) == "+0.000" and signed(-0.25) == "-0.250"

@@ -29,6 +29,12 @@ COLUMNS = {
 }
 
 
+
+def signed(value: float, places: int = 3) -> str:
+    """A score with its sign, a zero never printed as "-0.000"."""
+    rounded = round(value, places)
+    return f"{(rounded if rounded != 0 else 0.0):+.{places}f}"
+
 def leaderboard(run_dirs: Iterable[str | os.PathLike]) -> pl.DataFrame:
     """Read each run's run.json and scores.parquet; recompute the summary from the scores.
 
@@ -59,8 +65,9 @@ def render_leaderboard(df: pl.DataFrame, width: int = 132) -> str:
     caption = ("mean BSS and accuracy over all questions; a question without a forecast counts as "
                "an abstention (0)")
     if with_markets:
-        caption += ("; on the questions with a market, the agent's mean BSS beside the market "
-                    "consensus's (the crowd's) on the same days")
+        caption += ("; market Q: the questions with a market price on a day they were open (one from a "
+                    "market or data series without prices is not counted); on them, the agent's mean BSS "
+                    "beside the market consensus's (the crowd's) on the same days")
     table = Table(title="pastcast leaderboard", caption=caption)
     table.add_column("#", justify="right")
     headers = {"agent": "agent", "snapshot": "snapshot", "questions": "questions",
@@ -72,10 +79,10 @@ def render_leaderboard(df: pl.DataFrame, width: int = 132) -> str:
         table.add_column(header, justify="left" if col in ("agent", "snapshot") else "right")
     for i, r in enumerate(df.iter_rows(named=True), 1):
         cells = [str(i), r["agent"], r["snapshot"], str(r["questions"]), str(r["forecast"]),
-                 f"{r['mean_bss']:+.3f}", f"{r['accuracy']:.3f}", f"{r['time_weighted_bss']:+.3f}"]
+                 signed(r["mean_bss"]), f"{r['accuracy']:.3f}", signed(r["time_weighted_bss"])]
         if with_markets:
             cells += [str(r["market_questions"])] + (
-                [f"{r['market_bss']:+.3f}", f"{r['crowd_bss']:+.3f}"] if r["market_questions"] else ["-", "-"])
+                [signed(r["market_bss"]), signed(r["crowd_bss"])] if r["market_questions"] else ["-", "-"])
         table.add_row(*cells)
     console = Console(file=io.StringIO(), width=width, color_system=None, force_terminal=False)
     console.print(table)

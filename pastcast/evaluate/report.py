@@ -14,7 +14,7 @@ from pathlib import Path
 import polars as pl
 
 import pastcast
-from pastcast.evaluate.leaderboard import leaderboard
+from pastcast.evaluate.leaderboard import leaderboard, signed
 from pastcast.evaluate.runner import daily_metrics, read_ledger
 from pastcast.store import read_table
 
@@ -90,7 +90,7 @@ def bar_chart(groups: list[str], series: dict[str, dict[str, float]], y_label: s
             v = values_of.get(group, 0.0)
             top, zero = _sy(max(v, 0.0), y_lo, y_hi), _sy(min(v, 0.0), y_lo, y_hi)
             parts.append(f'<rect x="{x0 + i * bar:.1f}" y="{top:.1f}" width="{bar * 0.9:.1f}" height="{max(zero - top, 0.5):.1f}" '
-                         f'fill="{COLOURS[i % len(COLOURS)]}"><title>{_esc(group)}: {v:+.3f}</title></rect>')
+                         f'fill="{COLOURS[i % len(COLOURS)]}"><title>{_esc(group)}: {signed(v)}</title></rect>')
     return _svg(parts, list(series))
 
 
@@ -118,9 +118,9 @@ def render_report(run_dirs: Sequence[str | os.PathLike], title: str = "pastcast 
 
     rows = "".join(
         "<tr>" + "".join(f"<td>{_esc(v)}</td>" for v in (
-            i, r["agent"], r["snapshot"], r["questions"], r["forecast"], f"{r['mean_bss']:+.3f}",
-            f"{r['accuracy']:.3f}", f"{r['time_weighted_bss']:+.3f}",
-            f"{r['crowd_bss']:+.3f}" if r["crowd_bss"] is not None else "-",
+            i, r["agent"], r["snapshot"], r["questions"], r["forecast"], signed(r["mean_bss"]),
+            f"{r['accuracy']:.3f}", signed(r["time_weighted_bss"]),
+            signed(r["crowd_bss"]) if r["crowd_bss"] is not None else "-",
             runs[r["run"]].get("wakes", "-"), runs[r["run"]].get("policy", "daily"))) + "</tr>"
         for i, r in enumerate(board.iter_rows(named=True), 1))
     over_time = {label[str(d)]: [((day - date(1970, 1, 1)).days, s) for day, s in daily_scores(d)] for d in dirs}
@@ -133,7 +133,9 @@ def render_report(run_dirs: Sequence[str | os.PathLike], title: str = "pastcast 
     by_category = {label[k]: {c["category"]: c["mean_bss"] for c in (r["summary"].get("metrics") or {}).get("by_category", [])}
                    for k, r in runs.items()}
     wakes = {label[k]: [(float(r.get("wakes", r.get("days", 0))), r["summary"]["mean_bss"])] for k, r in runs.items()}
-    ece = ", ".join(f"{label[k]} {r['summary'].get('metrics', {}).get('ece', float('nan')):.3f}" for k, r in runs.items())
+    # an agent with no forecast has no calibration to report (its ECE of 0 would read as perfect)
+    ece = ", ".join(f"{label[k]} {r['summary'].get('metrics', {}).get('ece', float('nan')):.3f}"
+                    if r["summary"].get("forecast") else f"{label[k]} no forecast" for k, r in runs.items())
     stamp = datetime.now(timezone.utc).isoformat(timespec="seconds")
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{_esc(title)}</title>
