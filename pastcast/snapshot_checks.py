@@ -22,6 +22,7 @@ import polars as pl
 
 from pastcast.questions.filter import other_question_leaks, own_text_leaks, revision_problems
 from pastcast.questions.markets import market_question_problems
+from pastcast.questions.row_memo import row_hash
 from pastcast.schemas import ADDED_LATER, TABLES, scan_parts
 from pastcast.snapshot import (passed_checks, proved_by_parent, publish_version, published_parent, read_manifest,
                                record_checks, verify)
@@ -96,9 +97,6 @@ def manifest_matches_files(folder: Path, full: bool = True) -> CheckOutcome:
     return CheckOutcome.of("manifest_matches_files", problems)
 
 
-_ROW_HASH_SEED = 20261203
-
-
 def _changed_questions(folder: Path, questions: pl.DataFrame, full: bool) -> set[str] | None:
     """Ids of the questions not in the published parent exactly as they are here (new, or a
     field changed); None (all of them) when ``full`` or there is no such parent. The leak
@@ -110,7 +108,7 @@ def _changed_questions(folder: Path, questions: pl.DataFrame, full: bool) -> set
     theirs = _read(parent, "questions")
     if theirs.columns != questions.columns or theirs.dtypes != questions.dtypes:
         return None  # written by another schema: nothing compares
-    row = pl.struct(pl.all()).hash(_ROW_HASH_SEED).alias("_row")
+    row = row_hash().alias("_row")
     seen = theirs.select(row).get_column("_row")
     return set(questions.with_columns(row).filter(~pl.col("_row").is_in(seen.implode()))
                .get_column("question_id").to_list())

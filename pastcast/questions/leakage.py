@@ -22,7 +22,8 @@ Candidate lists are not leaks (``pastcast.questions.candidate_lists``): every me
 answer is looked at by position, and one that is a bare item of a list of candidates its
 sentence presents as such ("Bids were submitted by Korsholm, Estvale and Tarnby"), none singled
 out, is not counted; one singled out anywhere ("Estvale, the clear favourite") is a leak. The
-same rule runs in the filter and in the blocking snapshot checks (``leaks_in_snapshot``).
+same rule runs in the filter and in the blocking snapshot checks (``self_leaks`` and
+``find_pairs``, through ``pastcast.questions.filter.own_text_leaks`` and ``other_question_leaks``).
 Each candidate outcome of another question is a text of its own, so an option naming the answer
 always counts. A list excuses nothing when a sentence of the same question's background or
 criteria reports an outcome about its other options ("Korsholm and Tarnby withdrew"). A question's own ``candidate_outcomes`` excuse

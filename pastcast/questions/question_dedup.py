@@ -325,13 +325,14 @@ def merge_duplicates(questions: pl.DataFrame, config: QuestionDedupConfig = Ques
     members: dict[tuple, list[int]] = defaultdict(list)  # block -> kept questions so far
     kept_into: dict[int, int] = {}  # merged question -> the kept one
     merged: dict[int, list[int]] = defaultdict(list)
-    outcome: dict[int, dict] = {}  # what the memo keeps of each
+    outcome: dict[int, dict | None] = {}  # what the memo keeps of each (None: as the last build stored it)
     position = {k: i for i, k in enumerate(keys)}
     result = StepResult(df)
     for i in order:
         q = rows[i]
         if old is not None and i in old:
             entry = old[i]
+            outcome[i] = None  # kept as stored
             blocks = {_block_of(b) for b in entry["blocks"]} if entry["into"] is None else set()
             match = None if entry["into"] is None else (position[entry["into"]], (entry["score"], entry["jaccard"]))
         else:
@@ -340,10 +341,10 @@ def merge_duplicates(questions: pl.DataFrame, config: QuestionDedupConfig = Ques
         if match is None:
             for b in blocks:
                 members[b].append(i)
-            outcome[i] = {"into": None, "blocks": sorted(blocks, key=repr)}
+            outcome.setdefault(i, {"into": None, "blocks": sorted(blocks, key=repr)})
             continue
         k, (score, jaccard) = match
-        outcome[i] = {"into": keys[k] if keys else None, "score": score, "jaccard": jaccard, "blocks": []}
+        outcome.setdefault(i, {"into": keys[k] if keys else None, "score": score, "jaccard": jaccard, "blocks": []})
         kept_into[i] = k
         merged[k].append(i)
         p = rows[k]
@@ -359,7 +360,10 @@ def merge_duplicates(questions: pl.DataFrame, config: QuestionDedupConfig = Ques
                     f"resolves {q['resolution_date']} vs {p['resolution_date']}{later}")))
     if memo is not None:
         for i, entry in outcome.items():
-            memo.put(step, keys[i], entry)
+            if entry is None:
+                memo.keep(step, keys[i])
+            else:
+                memo.put(step, keys[i], entry)
         memo.put(f"{step}:state", 0, {"rows": len(rows), "common": sorted(common)})
         memo.replayed += old is not None
     if not kept_into:

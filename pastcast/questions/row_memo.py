@@ -31,11 +31,17 @@ def _scheme() -> str:
     return f"rows-{ROW_MEMO_FORMAT}/pastcast-{__version__}/polars-{pl.__version__}/{_SEED}"
 
 
-def row_keys(frame: pl.DataFrame, columns: Sequence[str]) -> list[int]:
-    """A 64-bit hash of each row's ``columns`` (in that order)."""
+def row_hash(columns: Sequence[str] | None = None) -> pl.Expr:
+    """A 64-bit hash of a row's ``columns`` (in that order; None: every column), stable within
+    a polars version: what every memo and the incremental checks compare rows by."""
+    return pl.struct(pl.all() if columns is None else list(columns)).hash(_SEED)
+
+
+def row_keys(frame: pl.DataFrame, columns: Sequence[str] | None = None) -> list[int]:
+    """``row_hash`` of each row of ``frame``."""
     if frame.is_empty():
         return []
-    return frame.select(pl.struct(list(columns)).hash(_SEED)).to_series().to_list()
+    return frame.select(row_hash(columns)).to_series().to_list()
 
 
 class RowMemo:
@@ -85,6 +91,10 @@ class RowMemo:
         """The last build's value under (``step``, ``key``), or None; looking it up does not keep it."""
         stored = self._earlier.get((step, key))
         return None if stored is None else json.loads(stored)
+
+    def keep(self, step: str, key: int) -> None:
+        """The last build's value under (``step``, ``key``) kept as stored, for the next build."""
+        self._now[(step, key)] = self._earlier[(step, key)]
 
     def put(self, step: str, key: int, value) -> None:
         """A value (JSON-able) for the next build."""

@@ -143,7 +143,8 @@ def validate(questions: pl.DataFrame, config: ValidateConfig = ValidateConfig(),
 
 
 def _canonical_answer_types(questions: pl.DataFrame) -> pl.DataFrame:
-    """``with_canonical_answer_type`` on every row, by the few distinct labels."""
+    """Every row's answer type in the vocabulary, the label as written kept beside it
+    (``answer_type_original``, unless already set), worked out once per distinct label."""
     questions = complete(questions, QUESTIONS)
     label = pl.col("answer_type").fill_null("")  # no label: "other", as an empty one
     labels = questions.select(label.unique()).to_series().to_list()
@@ -154,13 +155,6 @@ def _canonical_answer_types(questions: pl.DataFrame) -> pl.DataFrame:
         label.replace_strict(canonical, return_dtype=pl.String).alias("answer_type"),
         pl.when(written.is_null() | (written == "")).then(label.replace_strict(original, return_dtype=pl.String))
         .otherwise(written).alias("answer_type_original"))
-
-
-def with_canonical_answer_type(q: dict) -> dict:
-    """``q`` with its answer type in the vocabulary, the label as written kept beside it."""
-    label = q.get("answer_type")
-    return {**q, "answer_type": canonical_answer_type(label),
-            "answer_type_original": q.get("answer_type_original") or answer_type_original(label)}
 
 
 # -- one call for callers without an article corpus --------------------------------------------

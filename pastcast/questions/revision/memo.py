@@ -28,12 +28,12 @@ import polars as pl
 
 from pastcast.drops import Drop, fields_of
 from pastcast.io import sha256_file, write_json, write_parquet
+from pastcast.questions.row_memo import row_keys
 from pastcast.questions.steps import Evidence
 from pastcast.schemas import ARTICLES, QUESTIONS, columns_frame, scan_parts
 from pastcast.search.index import INDEX_FORMAT, ArticleIndex
 
 MEMO_FORMAT = 2  # 2: keys are row hashes
-_ROW_SEED = 20261203
 MEMO_COLUMNS = {"_key": pl.String, "_kept": pl.Boolean, "_evidence": pl.String, "_drops": pl.String}
 
 
@@ -82,10 +82,7 @@ class RevisionMemo:
     def keys(self, questions: pl.DataFrame) -> list[str]:
         """Each row's key: its content (a 64-bit row hash, stable within a polars version,
         which the salt names) under these settings."""
-        if questions.is_empty():
-            return []
-        hashes = questions.select(pl.struct(pl.all()).hash(_ROW_SEED)).to_series().to_list()
-        return [f"{self._prefix}:{h:016x}" for h in hashes]
+        return [f"{self._prefix}:{h:016x}" for h in row_keys(questions)]
 
     def recall(self, key: str) -> tuple[dict, list[Path]] | None:
         """The earlier outcome of the row of this key and the files of the parts added or
