@@ -29,6 +29,10 @@ def test_numbers_keep_their_units_and_bare_counts_or_years_only_when_asked():
     assert {"5", "11"} <= counts and "2023" not in counts
     assert "2023" in extract_candidates(text, "year", set())
     assert extract_candidates("It cost $5 billion and €3.5m.", "number", set()) >= {"$5 billion", "€3.5m"}
+    # scripts written without spaces put the number right after a character; a code is not one
+    assert extract_candidates("北京经济增长了5.2%。", "number", set()) == {"5.2%"}
+    assert extract_candidates("Рост составил 3,5 %; Airbus A320 и 7%", "number", set()) >= {"7%"}
+    assert not {c for c in extract_candidates("Airbus A320 flew 12 km", "number", set()) if "320" in c}
 
 
 def test_binary_questions_are_not_searched_and_a_query_is_searched_once_a_day(tmp_path):

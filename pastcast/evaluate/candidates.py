@@ -6,7 +6,8 @@ connectors allowed inside ("Bank of England"), never across punctuation; a posse
 cut ("Swift's" -> "Swift"); a headline written in Title Case gives no names (every word of it is
 capitalised, so its runs are fragments: "Donna Kelce Calls Taylor Swift's"). Numbers are whole
 numbers as written: digits with thousands separators and a decimal part, a sign, a unit or a
-magnitude after them ("4.1%", "3,200 votes", "$5 billion"); a number alone in a clause's
+magnitude after them ("4.1%", "3,200 votes", "$5 billion"), also right after a character of a
+script written without spaces ("增长了5.2%"), not inside a Latin code ("A320"); a number alone in a clause's
 punctuation ("11,") is not cut there, and a bare number is a candidate only when the question
 asks for a count, a year only when it asks for a year.
 """
@@ -30,7 +31,7 @@ _UNITS = (r"%|percent\b|per cent\b|percentage points?\b|million\b|billion\b|tril
           r"|points?\b|seats?\b|votes?\b|degrees?\b|dollars?\b|euros?\b|pounds?\b|yen\b|people\b|deaths?\b"
           r"|cases?\b|barrels?\b|tonnes?\b|km\b|miles?\b|years?\b|days?\b|goals?\b|runs?\b|wickets?\b")
 _NUMBER = re.compile(
-    r"(?<![\w.,])(?P<currency>[$€£¥])?(?P<value>[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)(?![\d])"
+    r"(?<![0-9A-Za-z_.,])(?P<currency>[$€£¥])?(?P<value>[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)(?![\d])"
     rf"(?:\s?(?P<unit>{_UNITS}))?", re.I)
 _YEAR = re.compile(r"^(?:1[89]|20)\d\d$")
 NUMBER_TYPES = frozenset({"number", "numeric", "quantity", "percentage", "count", "year"})
