@@ -7,6 +7,7 @@ import fcntl
 import hashlib
 import json
 import os
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -168,10 +169,12 @@ def _stored_parts(table: str, parts) -> bool:
     """Parts of the snapshot's own store, by digest (``parts/<table>/<sha256>.parquet``): a
     manifest can name no file outside it."""
     return isinstance(parts, list) and all(
-        isinstance(p, dict) and isinstance(p.get("path"), str) and isinstance(p.get("sha256"), str)
-        and p["path"] == f"parts/{table}/{p['sha256']}.parquet" and len(p["sha256"]) == 64
-        and all(c in "0123456789abcdef" for c in p["sha256"]) and isinstance(p.get("rows"), int)
+        isinstance(p, dict) and isinstance(p.get("sha256"), str) and _SHA256.fullmatch(p["sha256"])
+        and p.get("path") == f"parts/{table}/{p['sha256']}.parquet" and isinstance(p.get("rows"), int)
         for p in parts)
+
+
+_SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
 def loads_json(text: str | bytes):

@@ -382,3 +382,20 @@ def test_revision_finds_early_reports_of_answers_in_other_scripts():
     kept = {r["question_id"]: r for r in run.questions.iter_rows(named=True)}
     assert (kept["ru"]["resolution_date"], kept["ru"]["revision_evidence"]) == (date(2026, 2, 20), ["ru"])
     assert (kept["zh"]["resolution_date"], kept["zh"]["revision_evidence"]) == (date(2026, 2, 21), ["zh"])
+
+
+def test_the_audit_lists_a_bounded_number_of_questions_a_reason_and_counts_them_all(planted, monkeypatch):
+    from dataclasses import replace as replaced
+
+    from pastcast.drops import Drop
+    from pastcast.questions import audit as audit_module
+    from pastcast.questions.audit import render_audit
+
+    _articles, _questions, run = planted
+    monkeypatch.setattr(audit_module, "SHOWN", 3)
+    many = [Drop(f"gen{i}", "question", "validate", "too_short_horizon", f"horizon {i} days") for i in range(10)]
+    text = render_audit(replaced(run, drops=[*run.drops, *many]))
+    assert "### validate / too_short_horizon (10)" in text
+    assert sum(f"`gen{i}`" in text for i in range(10)) == 3  # listed: the first three
+    assert "… and 7 more (all of them in the drops table)" in text
+    assert f"## Dropped questions ({len(run.drops) + 10:,})" in text  # every drop counted

@@ -1,6 +1,8 @@
 """The audit report of a question filter run (Markdown): counts per stage and reason, and for
-every dropped, revised or merged question the evidence (article ids, dates, matching spans,
-the other question of a pair)."""
+dropped, revised or merged questions the evidence (article ids, dates, matching spans, the other
+question of a pair): every count, but at most ``SHOWN`` questions a list (a year of news drops
+thousands for one reason; every drop and its evidence are in the drops and question_evidence
+tables, which the lists point to)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import pastcast
 from pastcast.questions.quality import render_quality
 
 MAX_SPAN = 300
+SHOWN = 200  # questions listed per section; the rest are counted and found in the tables
 
 
 def _cell(text) -> str:
@@ -20,6 +23,10 @@ def _cell(text) -> str:
 def _span(text: str) -> str:
     text = " ".join((text or "").split())
     return text if len(text) <= MAX_SPAN else text[: MAX_SPAN - 1] + "…"
+
+
+def _more(listed: int, total: int, where: str) -> list[str]:
+    return [f"- … and {total - listed:,} more (all of them in the {where} table)"] if total > listed else []
 
 
 def render_audit(run, title: str = "Question filter audit") -> str:
@@ -59,22 +66,31 @@ def render_audit(run, title: str = "Question filter audit") -> str:
 
     revised = [e for e in run.evidence if e.action == "revise"]
     lines += ["", f"## Revised resolution dates ({len(revised):,})", ""]
-    for e in revised:
+    for e in revised[:SHOWN]:
         lines += [f"- {question_line(e.question_id)}", *evidence_lines([e])]
+    lines += _more(min(len(revised), SHOWN), len(revised), "question_evidence")
     pairs = [e for e in run.evidence if e.action == "pair"]
     lines += ["", f"## Cross-question pairs ({len(pairs):,})", "",
               "| answer of | appears in | text |", "|---|---|---|"]
-    lines += [f"| `{e.question_id}` | `{e.other_question_id}` | {_cell(_span(' / '.join(e.spans)))} |" for e in pairs]
+    lines += [f"| `{e.question_id}` | `{e.other_question_id}` | {_cell(_span(' / '.join(e.spans)))} |"
+              for e in pairs[:SHOWN]]
+    if len(pairs) > SHOWN:
+        lines += ["", *_more(SHOWN, len(pairs), "question_evidence")]
     lines += ["", f"## Dropped questions ({len(run.drops):,})", ""]
-    for (stage, reason), _ in sorted(reasons.items()):
-        lines += [f"### {stage} / {reason}", ""]
-        for d in (d for d in run.drops if (d.stage, d.reason) == (stage, reason)):
+    by_reason = defaultdict(list)
+    for d in run.drops:
+        by_reason[(d.stage, d.reason)].append(d)
+    for (stage, reason), drops in sorted(by_reason.items()):
+        lines += [f"### {stage} / {reason} ({len(drops):,})", ""]
+        for d in drops[:SHOWN]:
             lines.append(f"- {question_line(d.item_id)}: {_cell(d.detail)}")
             lines += evidence_lines(e for e in evidence.get(d.item_id, []) if e.stage == stage and e.action != "pair")
-        lines.append("")
+        lines += [*_more(min(len(drops), SHOWN), len(drops), "drops"), ""]
     lines += [*render_quality(run.questions, run.quality_frame()), ""]
     merges = [e for e in run.evidence if e.action == "merge"]
     if merges:
         lines += [f"## Merged duplicates ({len(merges):,})", ""]
-        lines += [f"- `{e.question_id}` merged into `{e.other_question_id}`: {_cell(e.detail)}" for e in merges]
+        lines += [f"- `{e.question_id}` merged into `{e.other_question_id}`: {_cell(e.detail)}"
+                  for e in merges[:SHOWN]]
+        lines += _more(min(len(merges), SHOWN), len(merges), "question_evidence")
     return "\n".join(lines).rstrip() + "\n"

@@ -32,6 +32,7 @@ nothing by themselves: its text must list the options as candidates like any oth
 
 from __future__ import annotations
 
+import functools
 import heapq
 from collections import defaultdict
 from collections.abc import Sequence
@@ -70,11 +71,16 @@ _phrase = phrase_tokens
 # ---------------------------------------------------------------------------------------------
 # Questions
 
-def _rows(questions) -> tuple[pl.DataFrame, list[dict]]:
+def _frame(questions) -> pl.DataFrame:
     df = questions if isinstance(questions, pl.DataFrame) else pl.DataFrame(list(questions))
     if not set(QUESTIONS) <= set(df.columns):
         df = df.hstack(complete(df, QUESTIONS).drop(df.columns)).select(
             [*QUESTIONS, *(c for c in df.columns if c not in QUESTIONS)])
+    return df
+
+
+def _rows(questions) -> tuple[pl.DataFrame, list[dict]]:
+    df = _frame(questions)
     return df, list(df.iter_rows(named=True))
 
 
@@ -145,13 +151,19 @@ def self_leaks(questions: pl.DataFrame, stage: str = "self_leak", memo: RowMemo 
     """Drop every question whose answer (or an alias) is mentioned in its own title, background
     or resolution criteria (reason ``answer_in_own_text``; options of its own candidate outcomes
     are not looked at, see the module doc). ``memo``: outcomes of the build before, by row."""
-    df, rows = _rows(questions)
+    if memo is None:
+        df, rows = _rows(questions)
+        row = rows.__getitem__
+    else:  # most rows' outcomes are remembered: only the others and the leaks are read as rows
+        df = _frame(questions)
+        row = functools.partial(df.row, named=True)
     result = StepResult(df)
     dropped = set()
-    found = outcomes_of(memo, "self_leak", df, SELF_LEAK_COLUMNS, lambda i: _self_leak_found(rows[i]))
-    for q, leak in zip(rows, found):
+    found = outcomes_of(memo, "self_leak", df, SELF_LEAK_COLUMNS, lambda i: _self_leak_found(row(i)))
+    for i, leak in enumerate(found):
         if not leak:
             continue
+        q = row(i)
         qid = q["question_id"]
         dropped.add(qid)
         result.drop(qid, stage, "answer_in_own_text", f"answer {q['answer']!r} in {leak['detail']}")
@@ -195,6 +207,21 @@ def _overlap(a: dict, b: dict) -> bool:
             and _ordinal(b["open_date"], lo) < _ordinal(a["resolution_date"], hi))
 
 
+@functools.lru_cache(maxsize=100_000)
+def _visible_tokens(texts: tuple[str | None, ...]) -> frozenset[str]:
+    """Every token form of a question's visible texts (a superset of each field's tokens is
+    enough for the index). Cached: the filter's cross-leak step and the snapshot's check index
+    the same questions in one build."""
+    raw = set()
+    for v in texts:
+        if v:
+            raw.update(raw_tokens(v))
+    toks = {t for r in raw for t in token_forms(r)}
+    if "cent" in toks:
+        toks.add("percent")
+    return frozenset(toks)
+
+
 class _Index:
     """Visible texts of every question, and where each normalised token occurs (and, built on
     first use, each acronym spelt by a run of capitalised words, key "I:<letters>")."""
@@ -204,15 +231,9 @@ class _Index:
         self._docs: dict[int, list[tuple[str, Doc]]] = {}
         postings: dict[str, set[int]] = defaultdict(set)
         for i, q in enumerate(rows):
-            raw = set()
-            for f in VISIBLE_FIELDS:
-                v = q.get(f)
-                if v:
-                    raw.update(raw_tokens(v if isinstance(v, str) else "\n".join(x for x in v if x)))
-            toks = {t for r in raw for t in token_forms(r)}
-            if "cent" in toks:
-                toks.add("percent")  # a superset of the tokens of each field is enough here
-            for t in toks:
+            texts = tuple(v if v is None or isinstance(v, str) else "\n".join(x for x in v if x)
+                          for v in (q.get(f) for f in VISIBLE_FIELDS))
+            for t in _visible_tokens(texts):
                 postings[t].add(i)
         self.postings = postings
         self._deletions: dict[str, set[str]] | None = None

@@ -308,7 +308,8 @@ def merge_duplicates(questions: pl.DataFrame, config: QuestionDedupConfig = Ques
     df, rows = _rows(questions)
     priority = [_priority(q) for q in rows]
     order = sorted(range(len(rows)), key=priority.__getitem__)
-    word_counts = Counter(w for q in rows for w in set(normalise(q["answer"]).split()))
+    answer_words = {a: set(normalise(a).split()) for a in {q["answer"] for q in rows}}  # answers repeat
+    word_counts = Counter(w for q in rows for w in answer_words[q["answer"]])
     # only the words a block could be made of (see _blocks) count: "yes" growing common changes nothing
     common = {w for w, n in word_counts.items() if n > COMMON_ANSWER_WORD and len(w) >= 5 and w.isalpha()}
     step = "dedup:" + json.dumps(asdict(config), sort_keys=True)

@@ -23,6 +23,7 @@ from pastcast.io import sha256_file, write_json, write_parquet
 ROW_MEMO_FORMAT = 1
 _SEED = 20261203
 _COLUMNS = {"step": pl.String, "key": pl.UInt64, "outcome": pl.String}
+_UNSEEN, _NESTED = object(), object()
 
 
 def _scheme() -> str:
@@ -51,6 +52,7 @@ class RowMemo:
         self.path = Path(path)
         self._earlier: dict[tuple[str, int], str] = {} if forget else self._load()
         self._now: dict[tuple[str, int], str] = {}
+        self._values: dict[str, object] = {}  # stored text -> its value (see _decoded)
         self.reused = 0
         self.computed = 0
         self.replayed = 0  # steps that replayed the last build's grouping (question dedup)
@@ -81,7 +83,7 @@ class RowMemo:
                 self._now[(step, key)] = json.dumps(value, default=str, ensure_ascii=False)
                 self.computed += 1
             else:
-                value = json.loads(stored)
+                value = self._decoded(stored)
                 self._now[(step, key)] = stored
                 self.reused += 1
             out.append(value)
@@ -90,7 +92,23 @@ class RowMemo:
     def get(self, step: str, key: int):
         """The last build's value under (``step``, ``key``), or None; looking it up does not keep it."""
         stored = self._earlier.get((step, key))
-        return None if stored is None else json.loads(stored)
+        return None if stored is None else self._decoded(stored)
+
+    def _decoded(self, stored: str):
+        """``json.loads(stored)``, decoded once per distinct text: most rows share a handful of
+        outcomes (no problem, no flag). A caller gets its own list or dict (a shallow copy of
+        one whose items are plain values; one holding lists or dicts is decoded afresh)."""
+        value = self._values.get(stored, _UNSEEN)
+        if value is _UNSEEN:
+            value = json.loads(stored)
+            flat = not isinstance(value, (list, dict)) or all(
+                not isinstance(v, (list, dict)) for v in (value.values() if isinstance(value, dict) else value))
+            self._values[stored] = value if flat else _NESTED
+            if not flat:
+                return value
+        elif value is _NESTED:
+            return json.loads(stored)
+        return value.copy() if isinstance(value, (list, dict)) else value
 
     def keep(self, step: str, key: int) -> None:
         """The last build's value under (``step``, ``key``) kept as stored, for the next build."""

@@ -21,6 +21,7 @@ import hashlib
 import json
 import shutil
 import tempfile
+from dataclasses import fields
 from datetime import date
 from pathlib import Path
 
@@ -30,11 +31,21 @@ from pastcast.drops import Drop, fields_of
 from pastcast.io import sha256_file, write_json, write_parquet
 from pastcast.questions.row_memo import row_keys
 from pastcast.questions.steps import Evidence
-from pastcast.schemas import ARTICLES, QUESTIONS, columns_frame, scan_parts
+from pastcast.schemas import ARTICLES, QUESTION_EVIDENCE, QUESTIONS, columns_frame, scan_parts
 from pastcast.search.index import INDEX_FORMAT, ArticleIndex
 
 MEMO_FORMAT = 2  # 2: keys are row hashes
 MEMO_COLUMNS = {"_key": pl.String, "_kept": pl.Boolean, "_evidence": pl.String, "_drops": pl.String}
+EVIDENCE_FIELDS = [f.name for f in fields(Evidence)]  # stored as JSON objects of these fields
+DROP_FIELDS = [f.name for f in fields(Drop)]
+
+
+def _records(entries: pl.DataFrame, column: str, dtypes: dict) -> pl.DataFrame:
+    """The JSON lists of records in ``column`` as one row a record (``_qid``: its entry's
+    question id), decoded by polars in one pass."""
+    return (entries.select(pl.col("question_id").alias("_qid"),
+                           pl.col(column).str.json_decode(pl.List(pl.Struct(dtypes))).alias("_r"))
+            .explode("_r").drop_nulls("_r").unnest("_r"))
 
 
 class RevisionMemo:
@@ -49,12 +60,13 @@ class RevisionMemo:
                           sort_keys=True, default=str)
         self._prefix = hashlib.sha256(salt.encode()).hexdigest()[:16]
         self._searched: dict[str, str] = {}
-        self._earlier = {} if forget else self._load()  # forget: a full build searches everything
+        self._earlier = self._empty() if forget else self._load()  # forget: a full build searches everything
         # the parts added or changed since the last build, the same for every row (None: a part
         # it searched is gone, so every row is searched in full)
         self._changed = (None if any(k not in parts for k in self._searched) else
                          [path for k, (sha, path) in sorted(parts.items()) if self._searched.get(k) != sha])
-        self._now: list[dict] = []
+        self._now: list[dict] = []  # entries of rows worked out this build
+        self._kept_keys: list[str] = []  # keys whose earlier entry stands as stored
         self._indexes: dict[tuple[Path, ...], ArticleIndex] = {}
         self._tmp: list[Path] = []
         self._earliest: dict[tuple[Path, ...], date | None] = {}
@@ -66,45 +78,59 @@ class RevisionMemo:
     def _record(self) -> Path:
         return self.path.with_name(self.path.name + ".json")
 
-    def _load(self) -> dict[str, dict]:
+    @staticmethod
+    def _empty() -> pl.DataFrame:
+        return pl.DataFrame(schema={**QUESTIONS, **MEMO_COLUMNS})
+
+    def _load(self) -> pl.DataFrame:
         try:
             record = json.loads(self._record.read_text())
             if record.get("sha256") != sha256_file(self.path):
-                return {}  # the table and its record are of different builds: search again
+                return self._empty()  # the table and its record are of different builds: search again
             table = pl.read_parquet(self.path)
         except (OSError, ValueError, pl.exceptions.PolarsError):
-            return {}  # no memo, or one cut short: everything is searched again
-        if set(MEMO_COLUMNS) - set(table.columns):
-            return {}
+            return self._empty()  # no memo, or one cut short: everything is searched again
+        if set(MEMO_COLUMNS) - set(table.columns) or set(QUESTIONS) - set(table.columns):
+            return self._empty()
         self._searched = dict(record.get("parts") or {})
-        return {row["_key"]: row for row in table.iter_rows(named=True)}
+        return table.select(*QUESTIONS, *MEMO_COLUMNS).unique("_key", keep="first")
 
     def keys(self, questions: pl.DataFrame) -> list[str]:
         """Each row's key: its content (a 64-bit row hash, stable within a polars version,
         which the salt names) under these settings."""
         return [f"{self._prefix}:{h:016x}" for h in row_keys(questions)]
 
-    def recall(self, key: str) -> tuple[dict, list[Path]] | None:
-        """The earlier outcome of the row of this key and the files of the parts added or
-        changed since it was searched; None when it was never searched so, or a part it was
-        searched in is gone (then it is searched in full)."""
-        entry = self._earlier.get(key)
-        if entry is None:
-            return None
-        return None if self._changed is None else (entry, self._changed)
+    def recall(self, keys: list[str]) -> tuple[pl.DataFrame, list[Path]]:
+        """The earlier entries of the rows of these keys (the outcome row in the QUESTIONS
+        columns, then ``_key``, ``_kept``, ``_evidence``, ``_drops``) and the files of the parts
+        added or changed since they were searched; none when a part they were searched in is
+        gone (then every row is searched in full)."""
+        if self._changed is None or self._earlier.is_empty():
+            return self._empty(), []
+        return self._earlier.join(pl.DataFrame({"_key": keys}, schema={"_key": pl.String}).unique(),
+                                  on="_key", how="semi"), self._changed
 
     @staticmethod
-    def outcome_row(entry: dict) -> dict:
-        return {c: entry[c] for c in QUESTIONS}
+    def outcome_rows(entries: pl.DataFrame) -> pl.DataFrame:
+        return entries.select(list(QUESTIONS))
 
     @staticmethod
-    def evidence(entry: dict) -> list[Evidence]:
-        return [Evidence(**{k: tuple(v) if isinstance(v, list) else v for k, v in e.items()})
-                for e in json.loads(entry["_evidence"])]
+    def evidence(entries: pl.DataFrame) -> dict[str, list[Evidence]]:
+        """The stored evidence of these entries by question id (decoded in one pass)."""
+        decoded = _records(entries, "_evidence", {c: QUESTION_EVIDENCE[c] for c in EVIDENCE_FIELDS})
+        out: dict[str, list[Evidence]] = {}
+        for qid, *values in decoded.select("_qid", *EVIDENCE_FIELDS).iter_rows():
+            out.setdefault(qid, []).append(Evidence(*(tuple(v) if isinstance(v, list) else v for v in values)))
+        return out
 
     @staticmethod
-    def drops(entry: dict) -> list[Drop]:
-        return [Drop(**d) for d in json.loads(entry["_drops"])]
+    def drops(entries: pl.DataFrame) -> dict[str, list[Drop]]:
+        """The stored drops of these entries by question id (decoded in one pass)."""
+        decoded = _records(entries, "_drops", {c: pl.String for c in DROP_FIELDS})
+        out: dict[str, list[Drop]] = {}
+        for qid, *values in decoded.select("_qid", *DROP_FIELDS).iter_rows():
+            out.setdefault(qid, []).append(Drop(*values))
+        return out
 
     def new_articles_index(self, files: list[Path]) -> ArticleIndex:
         """A date-gated index of these parts' articles alone (built once a run)."""
@@ -125,18 +151,21 @@ class RevisionMemo:
                                    .collect().item())
         return self._earliest[key]
 
-    def remember(self, key: str, outcome: dict, kept: bool, evidence: list[Evidence], drops: list[Drop],
-                 same_as: dict | None = None) -> None:
-        """The outcome of the row of ``key`` (as it entered the step) for the next build;
-        ``same_as``: the memo entry it kept unchanged (its stored evidence reused as is)."""
-        stored = same_as or {"_evidence": json.dumps([fields_of(e) for e in evidence], default=str),
-                             "_drops": json.dumps([fields_of(d) for d in drops])}
+    def remember(self, key: str, outcome: dict, kept: bool, evidence: list[Evidence], drops: list[Drop]) -> None:
+        """The outcome of the row of ``key`` (as it entered the step) for the next build."""
         self._now.append({**outcome, "_key": key, "_kept": kept,
-                          "_evidence": stored["_evidence"], "_drops": stored["_drops"]})
+                          "_evidence": json.dumps([fields_of(e) for e in evidence], default=str),
+                          "_drops": json.dumps([fields_of(d) for d in drops])})
+
+    def keep(self, keys: list[str]) -> None:
+        """The earlier entries of these keys stand as stored, for the next build too."""
+        self._kept_keys += keys
 
     def save(self) -> None:
         schema = {**QUESTIONS, **MEMO_COLUMNS}
-        table = columns_frame({c: [r.get(c) for r in self._now] for c in schema}, schema)
+        kept = self._earlier.join(pl.DataFrame({"_key": self._kept_keys}, schema={"_key": pl.String}).unique(),
+                                  on="_key", how="semi")
+        table = pl.concat([kept, columns_frame({c: [r.get(c) for r in self._now] for c in schema}, schema)])
         write_parquet(table, self.path)
         write_json({"sha256": sha256_file(self.path), "parts": {k: sha for k, (sha, _) in self.parts.items()}},
                    self._record)

@@ -159,65 +159,64 @@ def _by_question(result: RevisionResult) -> tuple[dict, dict, dict]:
 def _revise_remembering(questions: pl.DataFrame, index: ArticleIndex, articles: pl.DataFrame,
                         config: RevisionConfig, judge: Judge | None, memo: RevisionMemo) -> RevisionResult:
     """``_revise`` over the questions the memo does not know; the others keep their outcome,
-    searched again only in the articles added since (their parts' own index)."""
-    rows = questions.to_dicts()
+    searched again only in the articles added since (their parts' own index). The known rows
+    stay frames: only the new and the searched-again ones pass through Python."""
     keys = memo.keys(questions)
-    fresh, known, again = [], {}, {}
-    for q, key in zip(rows, keys):
-        recalled = memo.recall(key)
-        if recalled is None:
-            fresh.append(q)
-            continue
-        entry, added = recalled
-        known[q["question_id"]] = entry
-        if added and entry["_kept"]:
-            if _may_find_new(entry, memo.earliest_new_day(added)):
-                again.setdefault(tuple(added), []).append(memo.outcome_row(entry))
-            else:
-                memo.resolved_before_new += 1
-    result = _revise(pl.DataFrame(fresh, schema=questions.schema) if fresh else questions.clear(),
-                     index, articles, config, judge)
+    entries, added = memo.recall(keys)
+    keyed = questions.with_columns(pl.Series("_key", keys, pl.String))
+    known_keys = entries.select("_key")
+    fresh = keyed.join(known_keys, on="_key", how="anti", maintain_order="left")
+    known = keyed.join(entries.select("_key", "_kept", pl.col("resolution_date").alias("_resolves")),
+                       on="_key", how="inner", maintain_order="left")
+    earliest = memo.earliest_new_day(added) if added else None
+    may_find = pl.col("_kept") & pl.col("_resolves").is_not_null() & (pl.col("_resolves") > earliest) \
+        if earliest is not None else pl.lit(False)
+    again_keys = set(known.filter(may_find)["_key"].to_list())
+    if added:
+        memo.resolved_before_new += known.filter(pl.col("_kept")).height - len(again_keys)
+    standing = entries.filter(~pl.col("_key").is_in(list(again_keys)))
+
+    result = _revise(fresh.drop("_key"), index, articles, config, judge)
     kept, drops, evidence = _by_question(result)
-    for qid, entry in known.items():  # the earlier outcome, unless the new articles change it
-        if entry["_kept"]:
-            kept[qid] = memo.outcome_row(entry)
-        drops[qid], evidence[qid] = memo.drops(entry), memo.evidence(entry)
-    for files, prior in again.items():
-        searched = _revise(pl.DataFrame(prior, schema=questions.schema), memo.new_articles_index(list(files)),
-                           articles, config, judge)
-        memo.searched_new += len(prior)
+    fresh_rows = dict(zip(fresh["question_id"].to_list(), fresh.drop("_key").to_dicts()))
+    key_of = dict(zip(keyed["question_id"].to_list(), keys))
+    drops.update(memo.drops(entries))
+    evidence.update(memo.evidence(entries))
+    searched_again = set()
+    if again_keys:
+        prior = memo.outcome_rows(entries.filter(pl.col("_key").is_in(list(again_keys))))
+        searched = _revise(prior, memo.new_articles_index(list(added)), articles, config, judge)
+        memo.searched_new += prior.height
         result.searches += searched.searches
         now, new_drops, new_evidence = _by_question(searched)
-        for q in prior:
+        entered = keyed.filter(pl.col("_key").is_in(list(again_keys))).drop("_key")
+        for q in entered.to_dicts():
             qid = q["question_id"]
-            if qid not in now:
-                kept.pop(qid, None)
-            else:
+            searched_again.add(qid)
+            fresh_rows[qid] = q  # remembered as it entered the step
+            if qid in now:
                 kept[qid] = now[qid]
             drops[qid] = [*drops.get(qid, []), *new_drops.get(qid, [])]
             evidence[qid] = [*evidence.get(qid, []), *new_evidence.get(qid, [])]
-    memo.reused += len(known)
-    searched_again = {q["question_id"] for prior in again.values() for q in prior}
-    out = []
-    for q, key in zip(rows, keys):
-        qid = q["question_id"]
-        unchanged = known.get(qid) if qid not in searched_again else None
-        memo.remember(key, kept.get(qid, q), qid in kept, evidence.get(qid, []), drops.get(qid, []), unchanged)
-        if qid in kept:
-            out.append(kept[qid])
-    result.kept = columns_frame({c: [q.get(c) for q in out] for c in questions.columns}, questions.schema)
-    result.drops = [d for q in rows for d in drops.get(q["question_id"], [])]
-    result.evidence = [e for q in rows for e in evidence.get(q["question_id"], [])]
-    result.checked += len(known)
+    memo.reused += entries.height
+    for qid, q in fresh_rows.items():  # worked out this build: remembered for the next
+        memo.remember(key_of[qid], kept.get(qid, q), qid in kept, evidence.get(qid, []), drops.get(qid, []))
+    memo.keep(standing["_key"].to_list())
+
+    # the kept rows in the questions' order: the standing entries' stored outcomes as frames,
+    # the rest from the rows worked out now
+    order = keyed.select("question_id").with_row_index("_pos")
+    worked = [kept[qid] for qid in fresh_rows if qid in kept]
+    parts = [memo.outcome_rows(standing.filter(pl.col("_kept"))),
+             columns_frame({c: [q.get(c) for q in worked] for c in questions.columns}, questions.schema)]
+    result.kept = (pl.concat([p.select([pl.col(c) if c in p.columns else pl.lit(None).alias(c)
+                                        for c in questions.columns]).cast(questions.schema) for p in parts])
+                   .join(order, on="question_id", how="inner").sort("_pos").drop("_pos"))
+    ids = order["question_id"].to_list()
+    result.drops = [d for qid in ids for d in drops.get(qid, [])]
+    result.evidence = [e for qid in ids for e in evidence.get(qid, [])]
+    result.checked += entries.height
     return result
-
-
-def _may_find_new(entry: dict, earliest_new: date | None) -> bool:
-    """Whether a question kept before can find a report in the articles added since: only if
-    one of them was published before its resolution date (searches are gated to the day
-    before it). No new article at all, or all published on or after it: nothing to search."""
-    resolves = entry.get("resolution_date")
-    return earliest_new is not None and resolves is not None and earliest_new < resolves
 
 
 def _revise(questions: pl.DataFrame, index: ArticleIndex, articles: pl.DataFrame, config: RevisionConfig,
