@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 
-.PHONY: venv demo test dev corpus clean bench-ingest bench-dedup bench-social bench-llm bench-questions
+.PHONY: venv demo test browser dev corpus clean bench-ingest bench-dedup bench-social bench-llm bench-questions
 
 venv: $(STAMP)
 
@@ -21,6 +21,12 @@ demo: venv
 
 test: venv
 	$(BIN)/python -m pytest -q
+
+# The report's browser test drives a real headless Chromium: Debian's package (root; apt's
+# registry is the only network it needs). Without it that test is skipped with the reason.
+browser:
+	command -v chromium >/dev/null || { apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; }
 
 # The instance config (deploy/dagster.yaml: run queue limits for a small machine) is copied in
 # when .dagster has none; an edited .dagster/dagster.yaml is left as it is.

@@ -1,5 +1,6 @@
-"""The static HTML report: one file with the leaderboard and inline SVG charts, whose daily
-score series matches a hand computation."""
+"""The static HTML report: one file with the leaderboard (95% intervals), matplotlib's inline
+SVG charts and a per-question table, whose daily score series matches a hand computation.
+tests/test_report_browser.py opens one of 1,000 questions in a real headless Chromium."""
 
 from datetime import date
 
@@ -47,14 +48,42 @@ def test_daily_scores_by_hand(runs):
 def test_report_is_one_self_contained_file(runs, tmp_path):
     _, dirs = runs
     page = render_report(dirs, "Sample report")
-    assert page.startswith("<!doctype html>") and page.count("<svg") == 4
-    assert "<script" not in page and "http://www.w3.org/2000/svg" in page
-    assert page.count("<tr>") == 4  # header and three runs
-    for text in ("Sample report", "fixed (fixed)", "abstain (abstain)", "business", "economy", "ECE"):
+    assert page.startswith("<!doctype html>") and "http://www.w3.org/2000/svg" in page
+    assert "<link" not in page and "src=" not in page  # nothing fetched: it opens from disk
+    # leaderboard, time, calibration, by category, by source, and wakes (the weekly run woke less)
+    assert page.count("<svg") == 6 and "wakes (days the agent acted)" in page
+    leaderboard_rows = page.split("<h2>Leaderboard</h2>")[1].split("</table>")[0].count("<tr>")
+    assert leaderboard_rows == 4  # header and three runs
+    for text in ("Sample report", "fixed (fixed)", "abstain (abstain)", "business", "economy", "ECE",
+                 "95% interval", "Brier skill score"):
         assert text in page, text
+    # the per-question table: each question once with its truth and each run's final forecast
+    questions = page.split('id=questions')[1]
+    assert questions.count('<tr><td class="t q" title=') == 2 and "Ana Ruiz 0.50" in questions
+    assert ">Bo Lind<" in questions  # the truth of q2, which no run named
     result = CliRunner().invoke(main, ["eval", "report", *map(str, dirs), "--out", str(tmp_path / "r.html")])
     assert result.exit_code == 0, result.output
-    assert (tmp_path / "r.html").read_text().count("<svg") == 4
+    assert (tmp_path / "r.html").read_text().count("<svg") == 6
+
+
+def test_effort_is_charted_only_when_the_runs_differ_in_it(runs):
+    _, dirs = runs
+    page = render_report([dirs[0], dirs[2]], "Daily runs")  # both woke every day, no LLM cost
+    assert "no chart of effort against score" in page and page.count("<svg") == 5
+
+
+def test_intervals_cover_the_mean_and_narrow_with_more_questions():
+    import numpy as np
+
+    from pastcast.evaluate.report_data import mean_interval
+
+    rng = np.random.default_rng(1)
+    few, many = rng.normal(0.2, 0.3, 40), rng.normal(0.2, 0.3, 4000)
+    for values in (few, many):
+        lo, hi = mean_interval(values)
+        assert lo < values.mean() < hi
+    assert (mean_interval(many)[1] - mean_interval(many)[0]) < (mean_interval(few)[1] - mean_interval(few)[0]) / 3
+    assert mean_interval(np.array([0.5])) == (0.5, 0.5) and mean_interval(np.array([])) == (0.0, 0.0)
 
 
 def test_daily_scores_from_the_ledger_match_daily_parquet(runs, tmp_path):

@@ -138,8 +138,9 @@ def render_summary(summary: dict) -> str:
               help="The HTML file to write (self-contained: open it from disk).")
 @click.option("--title", default="pastcast evaluation report", show_default=True)
 def eval_report(run_dirs: tuple[str, ...], out_file: str, title: str) -> None:
-    """A static HTML report across RUN_DIRS: leaderboard, score over simulated time, calibration,
-    score by category, wakes against score."""
+    """A static HTML report across RUN_DIRS, one file: leaderboard with 95% intervals, score over
+    simulated time, calibration with bin counts, score by category and by source, wakes and cost
+    against score (when the runs differ), and a sortable table of every question."""
     from pastcast.evaluate.report import render_report
     from pastcast.io import write_text
 

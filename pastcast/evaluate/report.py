@@ -1,13 +1,15 @@
-"""A static HTML report across runs: the leaderboard, score over simulated time per agent,
-calibration curves, score by category, wakes against score. One self-contained file with
-inline SVG charts: it opens from disk, no server and no script needed."""
+"""A static HTML report across runs, one self-contained file that opens from disk: the
+leaderboard with 95% intervals, score over simulated time, calibration with bin counts, score
+by category and by source, wakes and cost against score (when the runs differ in them), and a
+sortable table of every question with each run's final forecast and the truth. Charts are
+matplotlib's SVG, inline; the table sorts with a few lines of inline script and reads without it."""
 
 from __future__ import annotations
 
 import html
 import json
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from datetime import date, datetime, timezone
 from pathlib import Path
 
@@ -15,83 +17,50 @@ import polars as pl
 
 import pastcast
 from pastcast.evaluate.leaderboard import leaderboard, signed
+from pastcast.evaluate.report_data import LEVEL, by_group, question_table, read_runs, with_interval
 from pastcast.evaluate.runner import daily_metrics, read_ledger
 from pastcast.store import read_table
 
-W, H, PAD = 560, 260, 44
-COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf")
+STYLE = """body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1000px;padding:0 1em;color:#222}
+table{border-collapse:collapse;font-size:0.9em}td,th{border:1px solid #ccc;padding:3px 7px;text-align:right}
+#questions td{white-space:nowrap}#questions td.q{white-space:normal;min-width:24em}
+th{background:#f4f4f4}td.t,th.t{text-align:left}h2{margin-top:1.8em}.note{color:#555;font-size:0.9em;max-width:60em}
+dl.cols dt{font-weight:600;float:left;clear:left;width:11em}dl.cols dd{margin-left:12em;color:#444}
+#questions thead tr:last-child th{cursor:pointer;position:sticky;top:0}
+#questions th[aria-sort]::after{content:" \\2195";color:#999}
+.scroll{max-height:40em;overflow:auto;border:1px solid #ddd}svg{max-width:100%;height:auto}"""
+
+# Sorting the per-question table by a header click: numbers by value (data-v), text by
+# collation; the table reads without it.
+SORT_SCRIPT = """document.querySelectorAll("table.sortable").forEach(function (table) {
+  var heads = table.tHead.rows[table.tHead.rows.length - 1].cells;  // the row naming each column
+  Array.prototype.forEach.call(heads, function (th, col) {
+    th.setAttribute("aria-sort", "none");
+    th.addEventListener("click", function () {
+      var body = table.tBodies[0], rows = Array.prototype.slice.call(body.rows);
+      var up = th.getAttribute("aria-sort") !== "ascending";
+      Array.prototype.forEach.call(heads, function (h) { h.setAttribute("aria-sort", "none"); });
+      th.setAttribute("aria-sort", up ? "ascending" : "descending");
+      var key = function (row) {
+        var cell = row.cells[col], v = cell.getAttribute("data-v");
+        return v === null ? cell.textContent : (v === "" ? NaN : parseFloat(v));
+      };
+      rows.sort(function (a, b) {
+        var x = key(a), y = key(b), order;
+        if (typeof x === "number" || typeof y === "number") {
+          order = isNaN(x) ? (isNaN(y) ? 0 : 1) : (isNaN(y) ? -1 : x - y);
+          if (isNaN(x) || isNaN(y)) { return order; }
+        } else { order = String(x).localeCompare(String(y)); }
+        return up ? order : -order;
+      });
+      rows.forEach(function (row) { body.appendChild(row); });
+    });
+  });
+});"""
 
 
 def _esc(text) -> str:
-    return html.escape(str(text))
-
-
-def _axes(x_label: str, y_label: str, y_lo: float, y_hi: float) -> list[str]:
-    parts = [f'<line x1="{PAD}" y1="{H - PAD}" x2="{W - 10}" y2="{H - PAD}" stroke="#444"/>',
-             f'<line x1="{PAD}" y1="10" x2="{PAD}" y2="{H - PAD}" stroke="#444"/>',
-             f'<text x="{(W + PAD) / 2}" y="{H - 8}" text-anchor="middle" font-size="12">{_esc(x_label)}</text>',
-             f'<text x="12" y="{H / 2}" transform="rotate(-90 12 {H / 2})" text-anchor="middle" font-size="12">'
-             f'{_esc(y_label)}</text>']
-    for frac in (0.0, 0.5, 1.0):
-        value = y_lo + frac * (y_hi - y_lo)
-        y = _sy(value, y_lo, y_hi)
-        parts.append(f'<text x="{PAD - 4}" y="{y + 4}" text-anchor="end" font-size="10">{value:+.2f}</text>')
-        parts.append(f'<line x1="{PAD}" y1="{y}" x2="{W - 10}" y2="{y}" stroke="#ddd"/>')
-    return parts
-
-
-def _sx(x: float, lo: float, hi: float) -> float:
-    return PAD + (x - lo) / ((hi - lo) or 1) * (W - 10 - PAD)
-
-
-def _sy(y: float, lo: float, hi: float) -> float:
-    return H - PAD - (y - lo) / ((hi - lo) or 1) * (H - PAD - 10)
-
-
-def _svg(parts: Iterable[str], legend: Sequence[str] = ()) -> str:
-    keys = "".join(f'<tspan fill="{COLOURS[i % len(COLOURS)]}">■ {_esc(n)}</tspan>  ' for i, n in enumerate(legend))
-    body = "".join(parts) + (f'<text x="{PAD}" y="22" font-size="11">{keys}</text>' if legend else "")
-    return f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}">{body}</svg>'
-
-
-def line_chart(series: dict[str, list[tuple[float, float]]], x_label: str, y_label: str,
-               y_range: tuple[float, float] | None = None, diagonal: bool = False) -> str:
-    points = [p for s in series.values() for p in s]
-    if not points:
-        return "<p>(no data)</p>"
-    xs, ys = [p[0] for p in points], [p[1] for p in points]
-    x_lo, x_hi = min(xs), max(xs)
-    y_lo, y_hi = y_range or (min(0.0, min(ys)), max(0.0, max(ys)) or 1.0)
-    parts = _axes(x_label, y_label, y_lo, y_hi)
-    if diagonal:
-        parts.append(f'<line x1="{_sx(x_lo, x_lo, x_hi)}" y1="{_sy(y_lo, y_lo, y_hi)}" x2="{_sx(x_hi, x_lo, x_hi)}" '
-                     f'y2="{_sy(y_hi, y_lo, y_hi)}" stroke="#aaa" stroke-dasharray="4"/>')
-    for i, pts in enumerate(series.values()):
-        colour = COLOURS[i % len(COLOURS)]
-        path = " ".join(f"{_sx(x, x_lo, x_hi):.1f},{_sy(y, y_lo, y_hi):.1f}" for x, y in pts)
-        parts.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2" points="{path}"/>')
-        parts += [f'<circle cx="{_sx(x, x_lo, x_hi):.1f}" cy="{_sy(y, y_lo, y_hi):.1f}" r="2.5" fill="{colour}"/>'
-                  for x, y in pts]
-    return _svg(parts, list(series))
-
-
-def bar_chart(groups: list[str], series: dict[str, dict[str, float]], y_label: str) -> str:
-    values = [v for s in series.values() for v in s.values()]
-    if not groups or not values:
-        return "<p>(no data)</p>"
-    y_lo, y_hi = min(0.0, min(values)), max(0.0, max(values)) or 1.0
-    parts = _axes("", y_label, y_lo, y_hi)
-    slot = (W - 10 - PAD) / len(groups)
-    bar = slot * 0.8 / max(len(series), 1)
-    for g, group in enumerate(groups):
-        x0 = PAD + g * slot + slot * 0.1
-        parts.append(f'<text x="{x0 + slot * 0.4}" y="{H - PAD + 14}" text-anchor="middle" font-size="10">{_esc(group)}</text>')
-        for i, values_of in enumerate(series.values()):
-            v = values_of.get(group, 0.0)
-            top, zero = _sy(max(v, 0.0), y_lo, y_hi), _sy(min(v, 0.0), y_lo, y_hi)
-            parts.append(f'<rect x="{x0 + i * bar:.1f}" y="{top:.1f}" width="{bar * 0.9:.1f}" height="{max(zero - top, 0.5):.1f}" '
-                         f'fill="{COLOURS[i % len(COLOURS)]}"><title>{_esc(group)}: {signed(v)}</title></rect>')
-    return _svg(parts, list(series))
+    return html.escape("" if text is None else str(text))
 
 
 def daily_scores(run_dir: Path) -> list[tuple[date, float]]:
@@ -110,54 +79,154 @@ def daily_scores(run_dir: Path) -> list[tuple[date, float]]:
     return [(d, s) for d, s in daily.select("date", "mean_bss").iter_rows() if s is not None]
 
 
-def render_report(run_dirs: Sequence[str | os.PathLike], title: str = "pastcast evaluation report") -> str:
-    dirs = [Path(d) for d in run_dirs]
-    board = leaderboard(dirs)
-    runs = {str(d): json.loads((d / "run.json").read_text()) for d in dirs}
-    label = {str(d): f"{runs[str(d)]['agent']} ({d.name})" for d in dirs}
+def _num(value, places: int = 3) -> str:
+    """A table cell holding a number: sorted by its value, shown signed."""
+    if value is None:
+        return '<td data-v="">-</td>'
+    return f'<td data-v="{value:.6g}">{signed(value, places)}</td>'
 
-    rows = "".join(
-        "<tr>" + "".join(f"<td>{_esc(v)}</td>" for v in (
-            i, r["agent"], r["snapshot"], r["questions"], r["forecast"], signed(r["mean_bss"]),
-            f"{r['accuracy']:.3f}", signed(r["time_weighted_bss"]),
-            signed(r["crowd_bss"]) if r["crowd_bss"] is not None else "-",
-            runs[r["run"]].get("wakes", "-"), runs[r["run"]].get("policy", "daily"))) + "</tr>"
-        for i, r in enumerate(board.iter_rows(named=True), 1))
-    over_time = {label[str(d)]: [((day - date(1970, 1, 1)).days, s) for day, s in daily_scores(d)] for d in dirs}
-    first = min((p[0] for s in over_time.values() for p in s), default=0)
-    over_time = {k: [(x - first, y) for x, y in v] for k, v in over_time.items()}
-    calibration = {label[k]: [(b["mean_p"], b["hit_rate"]) for b in (r["summary"].get("metrics") or {}).get("calibration", [])]
-                   for k, r in runs.items()}
-    categories = sorted({c["category"] for r in runs.values()
-                         for c in (r["summary"].get("metrics") or {}).get("by_category", []) if c["category"]})
-    by_category = {label[k]: {c["category"]: c["mean_bss"] for c in (r["summary"].get("metrics") or {}).get("by_category", [])}
-                   for k, r in runs.items()}
-    wakes = {label[k]: [(float(r.get("wakes", r.get("days", 0))), r["summary"]["mean_bss"])] for k, r in runs.items()}
-    # an agent with no forecast has no calibration to report (its ECE of 0 would read as perfect)
-    ece = ", ".join(f"{label[k]} {r['summary'].get('metrics', {}).get('ece', float('nan')):.3f}"
-                    if r["summary"].get("forecast") else f"{label[k]} no forecast" for k, r in runs.items())
+
+def _leaderboard_table(board: pl.DataFrame, runs: dict) -> str:
+    head = ("<tr><th>#</th><th class=t>agent</th><th class=t>snapshot</th><th>questions</th><th>forecast</th>"
+            "<th>mean BSS</th><th>95% interval</th><th>top-1 acc</th><th>time-wtd BSS</th><th>market Q</th>"
+            "<th>crowd BSS</th><th>wakes</th><th class=t>policy</th></tr>")
+    rows = []
+    for i, r in enumerate(board.iter_rows(named=True), 1):
+        run = runs[r["run"]]
+        rows.append(
+            f"<tr><td>{i}</td><td class=t>{_esc(run.label)}</td><td class=t>{_esc(r['snapshot'])}</td>"
+            f"<td>{r['questions']:,}</td><td>{r['forecast']:,}</td><td><b>{signed(r['mean_bss'])}</b></td>"
+            f"<td>{signed(r['low'])} to {signed(r['high'])}</td><td>{r['accuracy']:.3f}</td>"
+            f"<td>{signed(r['time_weighted_bss'])}</td><td>{r['market_questions']:,}</td>"
+            f"<td>{signed(r['crowd_bss']) if r['crowd_bss'] is not None else '-'}</td>"
+            f"<td>{_esc(run.wakes if run.wakes is not None else '-')}</td>"
+            f"<td class=t>{_esc(run.info.get('policy', 'daily'))}</td></tr>")
+    return f"<table><thead>{head}</thead><tbody>{''.join(rows)}</tbody></table>"
+
+
+LEADERBOARD_COLUMNS = (
+    ("questions", "questions the run was scored on (every question of the snapshot in its window)"),
+    ("forecast", "questions the agent forecast at least once; the others count as abstentions (BSS 0)"),
+    ("mean BSS", "Brier skill score averaged over all questions: 1 - the Brier score of the final forecast "
+                 "(0 is an abstention, higher is better)"),
+    ("95% interval", "where the mean BSS would fall on 95% of resamples of the questions (bootstrap): runs "
+                     "whose intervals overlap may not differ"),
+    ("top-1 acc", "share of questions whose most likely outcome in the final forecast was the truth"),
+    ("time-wtd BSS", "BSS of the forecast standing on each day a question was open, averaged over those days"),
+    ("market Q", "questions with a market price on a day they were open (a market-sourced question without "
+                 "prices is not one)"),
+    ("crowd BSS", "the market consensus's BSS on those questions, beside the agent's"),
+    ("wakes", "days the agent was woken to act"),
+)
+
+
+def _dl(items) -> str:
+    return "<dl class=cols>" + "".join(f"<dt>{_esc(k)}</dt><dd>{_esc(v)}</dd>" for k, v in items) + "</dl>"
+
+
+def _calibration_table(curves: dict[str, list[dict]]) -> str:
+    bins = sorted({(b["bin_lo"], b["bin_hi"]) for v in curves.values() for b in v})
+    if not bins:
+        return ""
+    head = "<tr><th class=t>run</th>" + "".join(f"<th>{lo:.1f}-{hi:.1f}</th>" for lo, hi in bins) + "</tr>"
+    rows = []
+    for label, values in curves.items():
+        found = {(b["bin_lo"], b["bin_hi"]): b for b in values}
+        cells = "".join(f"<td>{found[k]['n']:,}<br><small>{found[k]['hit_rate']:.2f}</small></td>" if k in found
+                        else "<td>-</td>" for k in bins)
+        rows.append(f"<tr><td class=t>{_esc(label)}</td>{cells}</tr>")
+    return (f"<table><thead>{head}</thead><tbody>{''.join(rows)}</tbody></table>"
+            "<p class=note>Each cell: outcomes whose forecast probability fell in the bin, and below it how "
+            "often they were the truth.</p>")
+
+
+def _question_rows(rows: list[dict], labels: list[str]) -> str:
+    head = ("<tr><th colspan=5></th>" + "".join(f"<th colspan=2 class=t>{_esc(label)}</th>" for label in labels)
+            + "</tr><tr><th class=t>question</th><th class=t>category</th><th class=t>source</th>"
+            "<th class=t>resolves</th><th class=t>truth</th>"
+            + "<th class=t>final forecast</th><th>BSS</th>" * len(labels) + "</tr>")
+    body = []
+    for q in rows:
+        cells = [f'<td class="t q" title="{_esc(q["question_id"])}">{_esc(q.get("title") or q["question_id"])}</td>',
+                 f"<td class=t>{_esc(q['category'])}</td>", f"<td class=t>{_esc(q['source_kind'])}</td>",
+                 f"<td class=t>{_esc(q['resolution_date'])}</td>", f"<td class=t>{_esc(q.get('answer'))}</td>"]
+        for cell in q["runs"]:
+            shown = "-" if cell["top"] is None else f"{_esc(cell['top'])} {cell['p']:.2f}"
+            cells += [f"<td class=t>{shown}</td>", _num(cell["bss"])]
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    return (f'<div class=scroll><table id=questions class=sortable><thead>{head}</thead>'
+            f"<tbody>{''.join(body)}</tbody></table></div>")
+
+
+def render_report(run_dirs: Sequence[str | os.PathLike], title: str = "pastcast evaluation report") -> str:
+    from pastcast.evaluate import report_charts as charts
+
+    runs = read_runs(run_dirs)
+    by_folder = {str(r.folder): r for r in runs}
+    board = leaderboard([r.folder for r in runs])
+    intervals = {str(r.folder): with_interval(r) for r in runs}
+    board = board.with_columns(pl.col("run").replace_strict({k: v["low"] for k, v in intervals.items()},
+                                                            return_dtype=pl.Float64).alias("low"),
+                               pl.col("run").replace_strict({k: v["high"] for k, v in intervals.items()},
+                                                            return_dtype=pl.Float64).alias("high"))
+    ordered = [by_folder[r] for r in board["run"].to_list()]
+    labels = [r.label for r in ordered]
+    lead_chart = charts.leaderboard_chart(labels, board["mean_bss"].to_list(), board["low"].to_list(),
+                                          board["high"].to_list())
+    over_time = charts.over_time_chart({r.label: daily_scores(r.folder) for r in ordered})
+    metrics = {r.label: (r.info.get("summary") or {}).get("metrics") or {} for r in ordered}
+    curves = {r.label: metrics[r.label].get("calibration", []) for r in ordered if r.info["summary"].get("forecast")}
+    ece = ", ".join(f"{r.label} {metrics[r.label].get('ece', float('nan')):.3f}" if r.info["summary"].get("forecast")
+                    else f"{r.label} no forecast" for r in ordered)
+    sections = []
+    for column, what in (("category", "category"), ("source_kind", "source")):
+        tables = {r.label: by_group(r, column) for r in ordered}
+        groups = sorted({g for t in tables.values() for g in t["group"].to_list()})
+        series = {label: {g: (m, lo, hi) for g, _n, m, lo, hi in t.iter_rows()} for label, t in tables.items()}
+        counts = {g: n for t in tables.values() for g, n in t.select("group", "n").iter_rows()}
+        note = ", ".join(f"{g} {counts[g]:,}" for g in groups)
+        sections.append(f"<h2>Score by {what}</h2><p class=note>Questions in each {what}: {_esc(note)}. "
+                        f"A {what} of few questions has a wide interval.</p>{charts.group_chart(groups, series, what)}")
+    efforts = []
+    wakes = {r.wakes for r in ordered}
+    if len(wakes) > 1 and None not in wakes:
+        efforts.append(charts.effort_chart([(r.label, float(r.wakes), r.info["summary"]["mean_bss"]) for r in ordered],
+                                           "wakes (days the agent acted)"))
+    costs = {r.cost_usd for r in ordered}
+    if len(costs) > 1:
+        efforts.append(charts.effort_chart([(r.label, r.cost_usd or 0.0, r.info["summary"]["mean_bss"]) for r in ordered],
+                                           "LLM cost of the run (USD; no LLM: 0)"))
+    effort = ("<h2>Effort and score</h2><p class=note>Each point a run: how often it woke, or what its LLM "
+              "calls cost, against its mean BSS.</p>" + "".join(efforts)) if efforts else (
+        "<p class=note>Every run woke as often and cost the same: no chart of effort against score.</p>")
+    question_rows, _ = question_table(ordered)
     stamp = datetime.now(timezone.utc).isoformat(timespec="seconds")
     return f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>{_esc(title)}</title>
-<style>body{{font-family:system-ui,sans-serif;margin:2em;max-width:1200px}}table{{border-collapse:collapse}}
-td,th{{border:1px solid #ccc;padding:4px 8px;text-align:right}}td:nth-child(2),td:nth-child(3){{text-align:left}}
-h2{{margin-top:1.6em}}.note{{color:#555;font-size:0.9em}}</style></head><body>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{_esc(title)}</title><style>{STYLE}</style></head><body>
 <h1>{_esc(title)}</h1>
-<p class="note">{len(dirs)} runs; written {stamp} UTC by pastcast {pastcast.__version__}. Means are over all questions;
-a question without a forecast counts as an abstention (0). Crowd BSS: the market consensus on the questions with a market.</p>
+<p class=note>{len(runs)} runs over {len(question_rows):,} questions; written {stamp} UTC by pastcast {pastcast.__version__}.
+Scores are Brier skill scores (BSS) of each question's final forecast; a question without a forecast counts as an abstention (0).
+Intervals are {LEVEL:.0%} bootstrap intervals over the questions.</p>
 <h2>Leaderboard</h2>
-<table><tr><th>#</th><th>agent</th><th>snapshot</th><th>questions</th><th>forecast</th><th>mean BSS</th>
-<th>top-1 acc</th><th>time-wtd BSS</th><th>crowd BSS</th><th>wakes</th><th>policy</th></tr>{rows}</table>
+{_leaderboard_table(board, by_folder)}
+{lead_chart}
+{_dl(LEADERBOARD_COLUMNS)}
 <h2>Score over simulated time</h2>
-<p class="note">Each day: the mean BSS of the forecasts standing that day over the questions open then (days from the first).</p>
-{line_chart(over_time, "simulated day", "mean BSS of open questions")}
+<p class=note>Each day: the mean BSS of the forecasts standing that day over the questions open then.</p>
+{over_time}
 <h2>Calibration</h2>
-<p class="note">Every submitted outcome of the final forecasts, binned by probability: mean probability against how often it was the truth. ECE: {_esc(ece)}.</p>
-{line_chart(calibration, "mean forecast probability", "observed frequency", (0.0, 1.0), diagonal=True)}
-<h2>Score by category</h2>
-{bar_chart(categories, by_category, "mean BSS")}
-<h2>Wakes and score</h2>
-<p class="note">Each point a run: how often the agent woke against its mean BSS.</p>
-{line_chart(wakes, "wakes", "mean BSS")}
+<p class=note>Every outcome of the final forecasts, binned by its probability: the mean probability against how often
+it was the truth (a marker's size: the outcomes in its bin), and below, the bin counts. ECE (expected calibration
+error, lower is better): {_esc(ece)}.</p>
+{charts.calibration_chart(curves) if curves else "<p>(no forecasts)</p>"}
+{_calibration_table(curves)}
+{"".join(sections)}
+{effort}
+<h2>Questions</h2>
+<p class=note>One row per question (click a header to sort): the truth, and for each run its final forecast's most likely
+outcome with its probability and the question's BSS ("-": no forecast).</p>
+{_question_rows(question_rows, labels)}
+<script>{SORT_SCRIPT}</script>
 </body></html>
 """
