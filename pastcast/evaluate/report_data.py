@@ -56,7 +56,9 @@ def mean_interval(values: np.ndarray, level: float = LEVEL, resamples: int = RES
     if len(values) == 1:
         return (float(values[0]), float(values[0]))
     rng = np.random.default_rng(seed)
-    means = values[rng.integers(0, len(values), size=(resamples, len(values)))].mean(axis=1)
+    batch = max(1, min(resamples, 5_000_000 // len(values)))  # resamples drawn a batch at a time: bounded memory
+    means = np.concatenate([values[rng.integers(0, len(values), size=(min(batch, resamples - done), len(values)))]
+                            .mean(axis=1) for done in range(0, resamples, batch)])
     tail = (1 - level) / 2
     return float(np.quantile(means, tail)), float(np.quantile(means, 1 - tail))
 
