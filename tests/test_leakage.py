@@ -398,6 +398,18 @@ def test_the_index_finds_what_brute_force_finds():
     assert found == brute and expected <= found
 
 
+def test_pairs_among_a_few_questions_are_the_full_pairs_with_one_of_them():
+    rows, _expected = synthetic_questions(400, seed=5, plants=80)
+    qs = questions(*rows)
+    everything = find_pairs(qs)
+    rng = random.Random(3)
+    for size in (1, 7, 40):
+        among = {r["question_id"] for r in rng.sample(rows, size)}
+        wanted = [p for p in everything if p.leaker in among or p.host in among]
+        assert find_pairs(qs, among=among) == wanted
+    assert find_pairs(qs, among=set()) == []
+
+
 def test_spans_stay_aligned_after_per_cent_and_decimals():
     text = "Rates rose 3.50 per cent and 2.0% while Okafor's rival Berg spoke."
     m = find_mention(text, "Tomas Berg", (), "person")

@@ -321,13 +321,20 @@ def _find_pairs(rows: list[dict], among: set[str] | None = None) -> list[Pair]:
     focus = None if among is None else {i for i, q in enumerate(rows) if q["question_id"] in among}
     if focus is not None and not focus:
         return []
+    # a question outside the focus can only pair with one inside it: its candidates come from an
+    # index of the focus alone (the same rows the full index would give, less the others)
+    hosts = None if focus is None else sorted(focus)
+    focus_index = None if hosts is None else _Index([rows[i] for i in hosts])
     pairs = []
     for a, qa in enumerate(rows):
         needle = _needle_of(qa)
         if not needle.entries:
             continue
-        for b in sorted(index.candidates(needle)):
-            if b == a or not _overlap(qa, rows[b]) or (focus is not None and a not in focus and b not in focus):
+        inside = focus is None or a in focus
+        found_in = (sorted(index.candidates(needle)) if inside else
+                    sorted(hosts[j] for j in focus_index.candidates(needle)))
+        for b in found_in:
+            if b == a or not _overlap(qa, rows[b]):
                 continue
             found = _host_mentions(index.docs(b), needle)
             if found:

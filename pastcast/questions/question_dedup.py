@@ -49,7 +49,7 @@ from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
 
 from pastcast.matching import matches
-from pastcast.questions.leakage import _rows
+from pastcast.questions.leakage import _frame
 from pastcast.questions.row_memo import RowMemo, row_keys
 from pastcast.schemas import QUESTIONS
 from pastcast.questions.steps import Evidence, StepResult
@@ -78,6 +78,9 @@ _SUFFIXES = ("ations", "ation", "ments", "ment", "ships", "ship", "ions", "ion",
              "ally", "al", "ed", "s")
 _WORD = re.compile(r"[^\W_][\w'\u2019.-]*")
 _KIND_RANK = {"market": 0, "news": 1}
+# what the rules read of a question (its row's other columns pass through untouched)
+READ_COLUMNS = ("question_id", "title", "answer", "answer_aliases", "answer_type", "open_date", "resolution_date",
+                "source_kind", "source_ids")
 
 
 def _stem(t: str) -> str:
@@ -305,7 +308,8 @@ def merge_duplicates(questions: pl.DataFrame, config: QuestionDedupConfig = Ques
     """Merge near-duplicate questions (rules in the module doc) into the earliest-opened one.
     ``memo``: the last build's grouping and parsed titles (``_replayed``: a nightly build
     compares only its new questions)."""
-    df, rows = _rows(questions)
+    df = _frame(questions)
+    rows = list(df.select(READ_COLUMNS).iter_rows(named=True))  # not the long texts: 10k rows a night
     priority = [_priority(q) for q in rows]
     order = sorted(range(len(rows)), key=priority.__getitem__)
     answer_words = {a: set(normalise(a).split()) for a in {q["answer"] for q in rows}}  # answers repeat

@@ -71,7 +71,7 @@ class RowMemo:
             table = pl.read_parquet(self.path)
         except (OSError, ValueError, pl.exceptions.PolarsError):
             return {}  # none yet, or cut short: every row is worked out again
-        return {(s, k): o for s, k, o in table.select(list(_COLUMNS)).iter_rows()}
+        return dict(zip(zip(table["step"].to_list(), table["key"].to_list()), table["outcome"].to_list()))
 
     def outcomes(self, step: str, keys: list[int], compute: Callable[[int], object]) -> list:
         """The outcome of each row (by its key): remembered, or ``compute(position)`` (JSON-able)."""
@@ -119,7 +119,9 @@ class RowMemo:
         self._now[(step, key)] = json.dumps(value, default=str, ensure_ascii=False)
 
     def save(self) -> None:
-        table = pl.DataFrame([(s, k, o) for (s, k), o in self._now.items()], schema=_COLUMNS, orient="row")
+        steps_keys = list(self._now)
+        table = pl.DataFrame({"step": [s for s, _ in steps_keys], "key": [k for _, k in steps_keys],
+                              "outcome": list(self._now.values())}, schema=_COLUMNS)
         write_parquet(table, self.path)
         write_json({"scheme": _scheme(), "sha256": sha256_file(self.path)}, self._record)
 
