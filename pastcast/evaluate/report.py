@@ -164,11 +164,9 @@ def render_report(run_dirs: Sequence[str | os.PathLike], title: str = "pastcast 
     runs = read_runs(run_dirs)
     by_folder = {str(r.folder): r for r in runs}
     board = leaderboard([r.folder for r in runs])
-    intervals = {str(r.folder): with_interval(r) for r in runs}
-    board = board.with_columns(pl.col("run").replace_strict({k: v["low"] for k, v in intervals.items()},
-                                                            return_dtype=pl.Float64).alias("low"),
-                               pl.col("run").replace_strict({k: v["high"] for k, v in intervals.items()},
-                                                            return_dtype=pl.Float64).alias("high"))
+    intervals = pl.DataFrame([{"run": str(r.folder), **with_interval(r)} for r in runs],
+                             schema={"run": pl.String, "low": pl.Float64, "high": pl.Float64})
+    board = board.join(intervals, on="run", how="left", maintain_order="left")
     ordered = [by_folder[r] for r in board["run"].to_list()]
     labels = [r.label for r in ordered]
     lead_chart = charts.leaderboard_chart(labels, board["mean_bss"].to_list(), board["low"].to_list(),

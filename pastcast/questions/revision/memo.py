@@ -40,12 +40,16 @@ EVIDENCE_FIELDS = [f.name for f in fields(Evidence)]  # stored as JSON objects o
 DROP_FIELDS = [f.name for f in fields(Drop)]
 
 
-def _records(entries: pl.DataFrame, column: str, dtypes: dict) -> pl.DataFrame:
-    """The JSON lists of records in ``column`` as one row a record (``_qid``: its entry's
-    question id), decoded by polars in one pass."""
-    return (entries.select(pl.col("question_id").alias("_qid"),
-                           pl.col(column).str.json_decode(pl.List(pl.Struct(dtypes))).alias("_r"))
-            .explode("_r").drop_nulls("_r").unnest("_r"))
+def _records(entries: pl.DataFrame, column: str, dtypes: dict, make) -> dict[str, list]:
+    """The JSON lists of records in ``column``, decoded by polars in one pass, as
+    ``make(values)`` (the values in ``dtypes``' order) by their entry's question id."""
+    decoded = (entries.select(pl.col("question_id").alias("_qid"),
+                              pl.col(column).str.json_decode(pl.List(pl.Struct(dtypes))).alias("_r"))
+               .explode("_r").drop_nulls("_r").unnest("_r"))
+    out: dict[str, list] = {}
+    for qid, *values in decoded.select("_qid", *dtypes).iter_rows():
+        out.setdefault(qid, []).append(make(values))
+    return out
 
 
 class RevisionMemo:
@@ -117,20 +121,13 @@ class RevisionMemo:
     @staticmethod
     def evidence(entries: pl.DataFrame) -> dict[str, list[Evidence]]:
         """The stored evidence of these entries by question id (decoded in one pass)."""
-        decoded = _records(entries, "_evidence", {c: QUESTION_EVIDENCE[c] for c in EVIDENCE_FIELDS})
-        out: dict[str, list[Evidence]] = {}
-        for qid, *values in decoded.select("_qid", *EVIDENCE_FIELDS).iter_rows():
-            out.setdefault(qid, []).append(Evidence(*(tuple(v) if isinstance(v, list) else v for v in values)))
-        return out
+        return _records(entries, "_evidence", {c: QUESTION_EVIDENCE[c] for c in EVIDENCE_FIELDS},
+                        lambda values: Evidence(*(tuple(v) if isinstance(v, list) else v for v in values)))
 
     @staticmethod
     def drops(entries: pl.DataFrame) -> dict[str, list[Drop]]:
         """The stored drops of these entries by question id (decoded in one pass)."""
-        decoded = _records(entries, "_drops", {c: pl.String for c in DROP_FIELDS})
-        out: dict[str, list[Drop]] = {}
-        for qid, *values in decoded.select("_qid", *DROP_FIELDS).iter_rows():
-            out.setdefault(qid, []).append(Drop(*values))
-        return out
+        return _records(entries, "_drops", {c: pl.String for c in DROP_FIELDS}, lambda values: Drop(*values))
 
     def new_articles_index(self, files: list[Path]) -> ArticleIndex:
         """A date-gated index of these parts' articles alone (built once a run)."""
