@@ -44,7 +44,7 @@ from _common import CACHE, environment, table, write_json  # noqa: E402
 import polars as pl  # noqa: E402
 
 from pastcast.evaluate.agents import RetrievalAgent  # noqa: E402
-from pastcast.evaluate.candidates import name_candidates  # noqa: E402
+from pastcast.evaluate.candidates import NameRules, name_candidates  # noqa: E402
 from pastcast.matching import normalise  # noqa: E402
 from pastcast.evaluate.environment import ReplayEnvironment  # noqa: E402
 from pastcast.evaluate.runner import run_eval  # noqa: E402
@@ -76,7 +76,11 @@ def old_candidates(text: str, answer_type: str, exclude: set[str]) -> set[str]:
         found = {m.group(0).strip() for m in _OLD_NUMBER.finditer(text)}
         return {c for c in found if normalise(c) and normalise(c) not in exclude}
     # names: the same runs, possessives kept whole and Title Case headlines read too
-    return name_candidates(text, exclude, 2 if answer_type == "person" else 1, cut_possessives=False)
+    return name_candidates(text, exclude, 2 if answer_type == "person" else 1, cut_possessives=False, rules=NO_RULES)
+
+
+# none of the name rules chosen on the labelled excerpts (bench/candidates.py): as before
+NO_RULES = NameRules(sentence_articles=False, sentence_words=False, nouns_after_articles=False, apostrophes=False)
 
 
 class LegacyRetrieval(RetrievalAgent):

@@ -30,6 +30,15 @@ STOPWORDS = frozenset(
     per percent win wins won""".split()
 )
 
+# Articles of the Latin-script languages most common in CC-NEWS besides English (de, fr, es, it,
+# pt, nl, the Scandinavian languages), lower case: a capitalised one starts a sentence or is part
+# of a name ("Las Vegas", "Den Haag"); after a lower-case one a German capitalised word is a
+# common noun ("der Kinder"). English articles are in STOPWORDS.
+ARTICLES = frozenset(
+    """der die das den dem des ein eine einer eines einem einen im am zum zur vom beim
+    le la les l un une du el los las una unos unas il lo gli uno o os um uma het een ett et""".split()
+)
+
 # Answers that name no entity: the words of a binary question's outcomes, normalised.
 BINARY_ANSWERS = frozenset({"yes", "no", "true", "false"})
 
