@@ -132,12 +132,12 @@ def write_day(work: Path, day: date, articles: pl.DataFrame, questions: pl.DataF
 
 
 def open_state(work: Path) -> sqlite3.Connection:
-    from pastcast.curate.dedup_index import _LATER_INDEXES, _SCHEMA, INDEX_FILE  # the index's own tables
+    from pastcast.curate.dedup_index import _LATER_SCHEMA, _SCHEMA, INDEX_FILE  # the index's own tables
 
     folder = work / "dedup_state"
     folder.mkdir(parents=True, exist_ok=True)
     db = sqlite3.connect(folder / INDEX_FILE)
-    db.executescript(_SCHEMA + _LATER_INDEXES)  # every index a real one has (DedupIndex adds the later ones)
+    db.executescript(_SCHEMA + _LATER_SCHEMA)  # every index a real one has (DedupIndex adds the later ones)
     return db
 
 

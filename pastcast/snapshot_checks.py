@@ -5,9 +5,10 @@ users will download. Dagster runs them as blocking asset checks; ``pastcast buil
 ``pastcast snapshot check`` run the same functions.
 
 A check given ``full=False`` reads, of the tables split by day, only the parts the version does
-not share with its published parent (which passed these checks), and the leak checks look only
-at the questions new or changed since that parent (and at pairs with one of them): a nightly
-version costs its new day, not the corpus. The first version, and ``pastcast snapshot check
+not share with its published parent (which passed these checks), the id check looks the ids of
+those parts up in every part (one column read), and the leak checks look only at the questions
+new or changed since that parent (and at pairs with one of them): a nightly version costs its
+new day, not the corpus. The first version, and ``pastcast snapshot check
 --full``, check all.
 """
 
@@ -53,15 +54,21 @@ def _read(folder: Path, table: str, columns: list[str] | None = None) -> pl.Data
     return read_table(folder, table, columns)
 
 
-def _checked(folder: Path, table: str, full: bool) -> pl.LazyFrame:
-    """The table, or (``full=False``) only its parts not proved by the published parent."""
-    if full:
-        return scan_table(folder, table)
-    proved = proved_by_parent(folder)
+def _unproved_parts(folder: Path, table: str) -> list[Path] | None:
+    """The table's parts the published parent did not prove (None: the table is not split into
+    parts, so it is checked whole)."""
     info = read_manifest(folder)["tables"].get(table) or {}
     if "parts" not in info:
+        return None
+    proved = proved_by_parent(folder)
+    return [folder.parent / p["path"] for p in info["parts"] if p["path"] not in proved]
+
+
+def _checked(folder: Path, table: str, full: bool) -> pl.LazyFrame:
+    """The table, or (``full=False``) only its parts not proved by the published parent."""
+    files = None if full else _unproved_parts(folder, table)
+    if files is None:
         return scan_table(folder, table)
-    files = [folder.parent / p["path"] for p in info["parts"] if p["path"] not in proved]
     return scan_parts(files, TABLES[table]) if files else pl.LazyFrame(schema=dict(TABLES[table]))
 
 
@@ -156,12 +163,23 @@ def articles_within_crawl_bounds(folder: Path, full: bool = True) -> CheckOutcom
     return CheckOutcome.of("articles_within_crawl_bounds", problems)
 
 
-def ids_are_unique(folder: Path) -> CheckOutcome:
-    """Article, question, market and post ids are unique and present in their tables."""
+def ids_are_unique(folder: Path, full: bool = True) -> CheckOutcome:
+    """Article, question, market and post ids are unique and present in their tables
+    (``full=False``: of a table split into parts, the ids of the parts not proved by the
+    published parent, looked up in every part: ids of the proved parts were unique among
+    themselves, so a repeat involves a new id)."""
     problems = []
     for table, column in ID_COLUMNS.items():
-        counted = (scan_table(folder, table).select(column).group_by(column).len()
-                   .filter((pl.col("len") > 1) | pl.col(column).is_null()).collect())
+        ids = scan_table(folder, table).select(column)
+        new = None if full else _unproved_parts(folder, table)
+        if new is not None:
+            fresh = scan_parts(new, TABLES[table]).select(column).collect().get_column(column) if new else None
+            if fresh is None or fresh.is_empty():
+                continue
+            if fresh.null_count():
+                problems.append(f"{table}.{column} None appears {fresh.null_count()} times")
+            ids = ids.filter(pl.col(column).is_in(fresh.drop_nulls().implode()))
+        counted = ids.group_by(column).len().filter((pl.col("len") > 1) | pl.col(column).is_null()).collect()
         problems += [f"{table}.{column} {value!r} appears {n} times" for value, n in counted.iter_rows()]
     return CheckOutcome.of("ids_are_unique", problems)
 
@@ -233,7 +251,7 @@ BLOCKING: dict[str, Callable[[Path], CheckOutcome]] = {
 }
 
 
-INCREMENTAL = ("manifest_matches_files", "articles_within_crawl_bounds", "inputs_read_whole",
+INCREMENTAL = ("manifest_matches_files", "ids_are_unique", "articles_within_crawl_bounds", "inputs_read_whole",
                "no_answer_in_own_text", "no_answer_in_other_questions")  # take ``full``
 
 

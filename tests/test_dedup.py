@@ -214,3 +214,38 @@ def test_signatures_do_not_depend_on_how_texts_are_batched():
     whole, sizes = signatures(texts, batch=1_000)
     batched, batched_sizes = signatures(texts, batch=7)  # several batches, in threads
     assert np.array_equal(whole, batched) and np.array_equal(sizes, batched_sizes)
+
+
+def _doc_rows(index: DedupIndex, start: int, count: int, batch: str) -> None:
+    index.db.executemany(
+        "INSERT INTO docs (idx, article_id, cluster_id, shingles, signature, batch) VALUES (?, ?, ?, 0, x'', ?)",
+        [(i, f"a{i}", f"a{i}", batch) for i in range(start, start + count)])
+    index.db.executemany("INSERT INTO clusters VALUES (?, ?, 1, '[]')",
+                         [(f"a{i}", f"a{i}") for i in range(start, start + count)])
+    index.commit()
+
+
+def test_the_index_mark_tells_the_batches_added_since_and_sees_docs_removed(tmp_path):
+    """What the nightly gather asks of the dedup index: which batches (crawl days) added docs
+    since a mark, or None when docs went too; answered without counting every doc."""
+    from pastcast.curate.dedup_index import batches_touched_since, index_mark
+
+    index = DedupIndex(tmp_path, MinHashConfig())
+    _doc_rows(index, 0, 5, "2026-02-01")
+    mark = index_mark(tmp_path)
+    assert mark == {"max_idx": 4, "removed": 0}
+    assert batches_touched_since(tmp_path, mark) == (set(), set())
+    _doc_rows(index, 5, 3, "2026-02-02")
+    assert batches_touched_since(tmp_path, mark) == ({"2026-02-02"}, {"2026-02-02"})
+    # a mark of an index that counted no deletions (written before the counter) still works
+    assert batches_touched_since(tmp_path, {"docs": 5, "max_idx": 4}) == ({"2026-02-02"}, {"2026-02-02"})
+    later = index_mark(tmp_path)
+    index.remove_docs([1])  # a day built again retires its docs: no short list is sure then
+    index.commit()
+    assert batches_touched_since(tmp_path, later) is None
+    assert batches_touched_since(tmp_path, {"docs": 8, "max_idx": 7}) is None
+    assert index_mark(tmp_path)["removed"] == 1
+    index.close()
+    reopened = DedupIndex(tmp_path, MinHashConfig())  # opening again keeps the count
+    assert index_mark(tmp_path) == {"max_idx": 7, "removed": 1}
+    reopened.close()

@@ -410,6 +410,52 @@ def test_pairs_among_a_few_questions_are_the_full_pairs_with_one_of_them():
     assert find_pairs(qs, among=set()) == []
 
 
+def test_cross_leaks_remembered_between_builds_are_what_a_full_search_finds(tmp_path, monkeypatch):
+    """Night after night questions come, change and go; with the row memo only the pairs of a
+    new or changed question are searched, and the drops and evidence are those of a search
+    over every pair."""
+    from pastcast.questions import leakage
+    from pastcast.questions.row_memo import RowMemo
+
+    rows, _expected = synthetic_questions(320, seed=11, plants=90)
+    searched = []
+    real = leakage._find_pairs
+    monkeypatch.setattr(leakage, "_find_pairs", lambda rs, among=None: searched.append(among) or real(rs, among))
+    changed = [dict(r) for r in rows[:250]]
+    for r in changed[10:20]:  # a date moved (as revision does) and a text that now names another's answer
+        r["resolution_date"] = r["resolution_date"] - timedelta(days=9)
+    for r, other in zip(changed[20:30], changed[200:210]):
+        r["background"] = f"{r['background']} Observers expect {other['answer']} to prevail."
+    builds = [rows[:200], rows[:200], rows[:250], changed, changed[40:] + rows[250:]]
+    for n, build in enumerate(builds):
+        qs = questions(*build)
+        memo = RowMemo(tmp_path / "rows.parquet")
+        searched.clear()
+        got = cross_leaks(qs, memo=memo)
+        memo.save()
+        among = searched[0] if searched else set()
+        want = cross_leaks(qs)
+        assert [(d.item_id, d.detail) for d in got.drops] == [(d.item_id, d.detail) for d in want.drops]
+        assert got.evidence == want.evidence and got.kept.equals(want.kept)
+        if n == 0:
+            assert among is None or len(among) == len(build)  # nothing remembered: every pair searched
+        elif n == 1:
+            assert not among  # the same questions again: nothing searched
+        else:
+            assert 0 < len(among) < len(build)
+    assert any(e.reason == "answer_in_other_question" for e in want.evidence)
+
+
+def test_pairs_among_a_few_questions_skip_the_questions_closed_before_them():
+    rows, _expected = synthetic_questions(200, seed=13, plants=40)
+    late = max(rows, key=lambda r: r["open_date"])
+    from pastcast.questions.leakage import _open_beside
+
+    beside = _open_beside(rows, {late["question_id"]})
+    assert late in beside and len(beside) < len(rows) / 2
+    assert all(_overlap(r, late) for r in beside if r is not late)
+
+
 def test_spans_stay_aligned_after_per_cent_and_decimals():
     text = "Rates rose 3.50 per cent and 2.0% while Okafor's rival Berg spoke."
     m = find_mention(text, "Tomas Berg", (), "person")

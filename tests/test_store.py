@@ -15,7 +15,7 @@ from pastcast.daily import NEWS, built_days
 from pastcast.io import read_manifest
 from pastcast.search.index import ArticleIndex, open_or_build
 from pastcast.snapshot import latest_version, published_versions, verify, versions
-from pastcast.snapshot_checks import run_blocking_checks
+from pastcast.snapshot_checks import ids_are_unique, run_blocking_checks
 from pastcast.snapshot_gc import collect_garbage
 from pastcast.store import read_table, referenced_parts, stored_parts, table_files
 
@@ -126,6 +126,33 @@ def test_the_incremental_check_reads_the_new_parts_and_full_reads_all(two_versio
     new_part = copy / sorted(new)[0]
     new_part.write_bytes(b"x" * new_part.stat().st_size)
     assert not {o.name: o for o in run_blocking_checks(ours)}["manifest_matches_files"].passed
+
+
+def test_the_incremental_id_check_finds_a_new_id_repeating_an_old_one(two_versions, tmp_path):
+    _work, snapshots, _v1, _v2, _first, _after = two_versions
+    copy = tmp_path / "s"
+    shutil.copytree(snapshots / "s", copy)
+    ours = copy / "v2"
+    assert ids_are_unique(ours, full=False).passed and ids_are_unique(ours).passed
+    parts = {p["path"] for p in read_manifest(ours)["tables"]["articles"]["parts"]}
+    old = parts & {p["path"] for p in read_manifest(copy / "v1")["tables"]["articles"]["parts"]}
+    new_part = max((copy / p for p in parts - old), key=lambda f: pl.scan_parquet(f).select(pl.len()).collect().item())
+    old_part = copy / sorted(old)[0]
+    taken = pl.read_parquet(old_part)["article_id"][0]
+    rows = pl.read_parquet(new_part)
+    planted = pl.concat([rows, rows.head(1).with_columns(pl.lit(taken).alias("article_id")),
+                         rows.head(1).with_columns(pl.lit(None, pl.String).alias("article_id"))])
+    for part in (new_part, old_part):
+        part.chmod(0o644)  # parts are read-only: this test damages its own copy
+    planted.write_parquet(new_part)
+    for full in (False, True):
+        got = ids_are_unique(ours, full=full)
+        assert not got.passed and any(repr(taken) in e for e in got.examples), (full, got.examples)
+        assert any("None appears 1 times" in e for e in got.examples)
+    # a repeat within the parts the published parent proved is the full check's to find
+    rows.write_parquet(new_part)
+    pl.concat([pl.read_parquet(old_part), pl.read_parquet(old_part).head(1)]).write_parquet(old_part)
+    assert ids_are_unique(ours, full=False).passed and not ids_are_unique(ours, full=True).passed
 
 
 def test_retention_removes_old_versions_and_only_their_parts(two_versions, tmp_path):

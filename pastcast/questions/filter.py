@@ -120,7 +120,7 @@ def filter_questions(candidates: pl.DataFrame, articles: pl.DataFrame, config: F
             ("self_leak", lambda qs: self_leaks(qs, memo=row_memo)),
             ("dedup", lambda qs: merge_duplicates(qs, config.dedup, memo=row_memo)),
             ("revision", revise),
-            ("cross_leak", cross_leaks),
+            ("cross_leak", lambda qs: cross_leaks(qs, memo=row_memo)),
             ("template_cap", lambda qs: template_steps(qs, config.templates)),
         ]
         if config.difficulty.enabled:

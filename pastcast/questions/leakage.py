@@ -42,7 +42,7 @@ from datetime import date
 import polars as pl
 
 from pastcast.questions.candidate_lists import list_items, outcome_about
-from pastcast.questions.row_memo import RowMemo, outcomes_of
+from pastcast.questions.row_memo import RowMemo, outcomes_of, row_keys
 from pastcast.questions.steps import Evidence, StepResult
 from pastcast.schemas import QUESTIONS, complete
 from pastcast.text.mentions import (ACRONYM_MAX_LETTERS, ACRONYM_MIN_LETTERS, ACRONYMS,
@@ -316,7 +316,24 @@ def find_pairs(questions: pl.DataFrame, among: set[str] | None = None) -> list[P
     return _find_pairs(_rows(questions)[1], among)
 
 
+def _open_beside(rows: list[dict], among: set[str]) -> list[dict]:
+    """The rows of ``among`` and those open at some time within their span (from the earliest
+    open date to the latest resolution date of ``among``), in order: only these can pair with
+    one of ``among``, so a nightly build's new questions are compared with the questions of
+    their weeks, not of the year."""
+    focus = [q for q in rows if q["question_id"] in among]
+    if not focus:
+        return []
+    unbounded = 10 ** 9
+    lo = min(_ordinal(q["open_date"], -unbounded) for q in focus)
+    hi = max(_ordinal(q["resolution_date"], unbounded) for q in focus)
+    return [q for q in rows if q["question_id"] in among
+            or (_ordinal(q["open_date"], -unbounded) < hi and lo < _ordinal(q["resolution_date"], unbounded))]
+
+
 def _find_pairs(rows: list[dict], among: set[str] | None = None) -> list[Pair]:
+    if among is not None:
+        rows = _open_beside(rows, among)
     index = _Index(rows)
     focus = None if among is None else {i for i, q in enumerate(rows) if q["question_id"] in among}
     if focus is not None and not focus:
@@ -392,12 +409,44 @@ def _choose_drops(pairs: list[Pair], rows: dict[str, dict]) -> list[tuple[str, l
     return out
 
 
-def cross_leaks(questions: pl.DataFrame, stage: str = "cross_leak") -> StepResult:
+CROSS_LEAK_STEP = "cross_leak"  # the row memo's entries: each question's hosts, by row key
+
+
+def _remembered_pairs(df: pl.DataFrame, rows: list[dict], memo: RowMemo) -> list[Pair]:
+    """``_find_pairs(rows)``, with the pairs of the build before reused: whether A's answer
+    shows in B's text while both are open depends on the two rows alone, so the pairs of two
+    questions that reach this step exactly as they did then are looked up (their mentions
+    found again, for the evidence) and only pairs with a new or changed question are searched.
+    Every row's hosts are remembered for the next build."""
+    keys = row_keys(df)  # every column: a pair is a function of its two rows
+    at = {k: i for i, k in enumerate(keys)}
+    hosts = [memo.get(CROSS_LEAK_STEP, k) for k in keys]  # None: not in the build before as it is
+    changed = {rows[i]["question_id"] for i, h in enumerate(hosts) if h is None}
+    pairs = _find_pairs(rows, among=changed) if changed else []
+    for a, known in enumerate(hosts):
+        for b in (at.get(k) for k in known or ()):
+            if b is None or hosts[b] is None:
+                continue  # gone, or changed: its pairs were searched above
+            found = _host_mentions(_field_docs(rows[b], VISIBLE_FIELDS), _needle_of(rows[a]))
+            if found:
+                pairs.append(Pair(rows[a]["question_id"], rows[b]["question_id"], rows[a]["answer"], tuple(found)))
+    position = {q["question_id"]: i for i, q in enumerate(rows)}
+    pairs.sort(key=lambda p: (position[p.leaker], position[p.host]))  # the order a full search gives
+    hosts_of: dict[str, list[int]] = defaultdict(list)
+    for p in pairs:
+        hosts_of[p.leaker].append(keys[position[p.host]])
+    for q, key in zip(rows, keys):
+        memo.put(CROSS_LEAK_STEP, key, hosts_of.get(q["question_id"], []))
+    return pairs
+
+
+def cross_leaks(questions: pl.DataFrame, stage: str = "cross_leak", memo: RowMemo | None = None) -> StepResult:
     """Drop the fewest questions (greedily) so that no question's answer (or alias) shows in
-    the visible text of another question open at the same time; every pair is evidence."""
+    the visible text of another question open at the same time; every pair is evidence.
+    ``memo``: the pairs of the build before, by row (see ``_remembered_pairs``)."""
     df, rows = _rows(questions)
     by_id = {q["question_id"]: q for q in rows}
-    pairs = _find_pairs(rows)
+    pairs = _find_pairs(rows) if memo is None else _remembered_pairs(df, rows, memo)
     result = StepResult(df)
     for p in pairs:
         result.evidence.append(Evidence(

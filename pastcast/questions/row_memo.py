@@ -7,6 +7,10 @@ others up. A row's key is a 64-bit hash of those columns (polars' row hash, stab
 polars version, which the memo's scheme names along with pastcast's version: an upgrade of
 either starts afresh, as does ``full``). What a build did not look up or add is forgotten.
 
+The cross-leak step keeps each question's pairs the same way (``leakage.CROSS_LEAK_STEP``:
+the row keys of the questions whose text shows its answer), since a pair depends on its two
+rows alone.
+
 Stored as ``filter_state/rows.parquet`` (step, key, outcome JSON), written atomically.
 """
 
