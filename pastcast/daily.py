@@ -41,6 +41,7 @@ from pastcast.curate.extract import ExtractConfig
 from pastcast.curate.ingest import failed_in, ingest_inputs, merge_parts, records_in
 from pastcast.io import locked, sha256_file, sink_parquet, write_json
 from pastcast.schemas import ARTICLES, DROPS, empty, scan_parts
+from pastcast.search.visibility import combined_window, news_window, window_bounds
 from pastcast.sources.remote import expand_inputs
 from pastcast.sources.warc import parse_warc_date
 
@@ -301,6 +302,21 @@ def gathered_parts(work_dir: Path) -> list:
             for d, info in sorted(days.items())]
 
 
+def _part_window(path: Path) -> list[str | None]:
+    """A gathered part's ``window_bounds`` as ISO dates, for the record."""
+    return [d.isoformat() if d is not None else None for d in window_bounds(scan_parts([path], ARTICLES))]
+
+
+def gathered_window(work_dir: Path) -> tuple[date, date] | None:
+    """The news window of the gathered articles (``pastcast.search.visibility``), from the
+    bounds the record keeps per part (no article read), or read from the parts when the record
+    lacks them; None when no article is dated."""
+    days = (_read_record(Path(work_dir)).get("days") or {}).values()
+    if not all("window" in info for info in days):
+        return news_window(scan_gathered(work_dir, ["published_at", "crawled_at"]))
+    return combined_window([tuple(date.fromisoformat(d) if d else None for d in info["window"]) for info in days])
+
+
 def scan_gathered(work_dir: Path, columns: list[str] | None = None) -> pl.LazyFrame:
     """The gathered articles of a working folder as one lazy frame (empty before a gather)."""
     parts = gathered_parts(work_dir)
@@ -387,8 +403,11 @@ def _gather(work_dir: Path) -> Gathered:
         sink_parquet(frame, path)
         after[key] = {"signature": signature, "sha256": sha256_file(path),
                       "rows": pl.scan_parquet(path).select(pl.len()).collect().item(), "bytes": path.stat().st_size,
-                      **counts}
+                      "window": _part_window(path), **counts}
         rewritten.append(d)
+    for key, info in after.items():  # parts gathered before their window was recorded: once
+        if info and "window" not in info and (folder / f"day={key}.parquet").is_file():
+            info["window"] = _part_window(folder / f"day={key}.parquet")
     for stale in folder.glob("day=*.parquet") if folder.is_dir() else []:  # days no longer built
         if stale.stem.partition("=")[2] not in after:
             stale.unlink()

@@ -246,12 +246,15 @@ def import_posts(files: dict[str, list[Path]], work_dir: Path, unknown: list[Pat
                         "records": result.counts, "by_platform": dict(platforms.iter_rows())}).save(work_dir)
 
 
-def window_of(articles: pl.DataFrame) -> tuple[date, date]:
-    """The days the articles cover as news (archive pages are background: see pastcast.search.visibility)."""
-    window = news_window(articles)
+def _known(window: tuple[date, date] | None) -> tuple[date, date]:
     if window is None:
         raise ValueError("no dated articles: cannot derive the snapshot's time window")
     return window
+
+
+def window_of(articles: pl.DataFrame) -> tuple[date, date]:
+    """The days the articles cover as news (archive pages are background: see pastcast.search.visibility)."""
+    return _known(news_window(articles))
 
 
 ARTICLE_DATES = ["article_id", "published_at", "crawled_at", "date_source"]  # what the tail reads of every article
@@ -347,11 +350,13 @@ def filter_questions_stage(work_dir: Path, config: FilterConfig | None = None, j
     revision against the corpus (its date-gated index, built once beside the articles),
     optional difficulty probes; writes the evidence table and the audit report."""
     candidates = _table(work_dir, "question_candidates", QUESTIONS)
-    # the filter reads texts through the index; of the table it needs the dates and ids alone
-    articles = daily.scan_gathered(work_dir, ARTICLE_DATES).collect()
+    # the filter reads texts through the index; of the table it needs the dates and ids alone, and
+    # those only of the few articles it looks up (a lazy frame: the corpus is never read whole)
+    articles = daily.scan_gathered(work_dir, ARTICLE_DATES)
     config = config or FilterConfig()
-    if articles.height and config.validate.window_start is None and config.validate.window_end is None:
-        start, end = window_of(articles)
+    window = daily.gathered_window(work_dir)
+    if window is not None and config.validate.window_start is None and config.validate.window_end is None:
+        start, end = window
         config = replace(config, validate=replace(config.validate, window_start=start, window_end=end))
     parts = daily.gathered_parts(work_dir)
     index = update_or_build(work_dir, parts)  # an empty index when no day has articles (markets only)
@@ -377,7 +382,7 @@ def filter_questions_stage(work_dir: Path, config: FilterConfig | None = None, j
         "audit": str(write_text(audit, work_dir / "audit.md")),
         "drops": _write_drops(work_dir, "filter", drops)},
         {"stages": {s["stage"]: {k: v for k, v in s.items() if k != "stage"} for s in run.stages},
-         "revised": sum(1 for e in run.evidence if e.action == "revise"), "decided_by": run.decided_by,
+         "revised": run.evidence_table.filter(pl.col("action") == "revise").height, "decided_by": run.decided_by,
          "revision_memo": {"reused": memo.reused, "searched_new_articles_only": memo.searched_new,
                            "resolved_before_the_new_articles": memo.resolved_before_new},
          "row_memo": {"reused": rows.reused, "worked_out": rows.computed, "dedup_replayed": bool(rows.replayed)}}
@@ -483,7 +488,7 @@ def snapshot(work_dir: Path, snapshots_dir: Path, name: str, inputs: list[Path],
     files = {"audit.md": audit.read_text(encoding="utf-8")} if audit.is_file() else {}
     partitions = {"daily": daily.as_ranges(days), "days": len(days)}
     digests = file_digests(inputs, work_dir / "input_digests.json")
-    folder = write_snapshot(tables, snapshots_dir, name, window_of(daily.scan_gathered(work_dir, ARTICLE_DATES)),
+    folder = write_snapshot(tables, snapshots_dir, name, _known(daily.gathered_window(work_dir)),
                             inputs=digests, stage_counts=reports, config=config, files=files, publish=publish,
                             extra={"llm": _llm_usage(work_dir), "partitions": partitions,
                                    "allowances": {"input_loss": bool(allow_input_loss)},

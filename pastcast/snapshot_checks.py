@@ -169,13 +169,16 @@ def ids_are_unique(folder: Path, full: bool = True) -> CheckOutcome:
     published parent, looked up in every part: ids of the proved parts were unique among
     themselves, so a repeat involves a new id)."""
     problems = []
+    manifest = read_manifest(folder)
+    proved = frozenset() if full else proved_by_parent(folder)
     for table, column in ID_COLUMNS.items():
-        ids = scan_table(folder, table).select(column)
-        new = None if full else _unproved_parts(folder, table)
-        if new is not None:
-            fresh = scan_parts(new, TABLES[table]).select(column).collect().get_column(column) if new else None
-            if fresh is None or fresh.is_empty():
+        ids = scan_table(folder, table, manifest).select(column)
+        info = manifest["tables"].get(table) or {}
+        if proved and "parts" in info:
+            new = [folder.parent / p["path"] for p in info["parts"] if p["path"] not in proved]
+            if not new:
                 continue
+            fresh = scan_parts(new, TABLES[table]).select(column).collect().get_column(column)
             if fresh.null_count():
                 problems.append(f"{table}.{column} None appears {fresh.null_count()} times")
             ids = ids.filter(pl.col(column).is_in(fresh.drop_nulls().implode()))

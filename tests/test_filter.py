@@ -387,14 +387,14 @@ def test_revision_finds_early_reports_of_answers_in_other_scripts():
 def test_the_audit_lists_a_bounded_number_of_questions_a_reason_and_counts_them_all(planted, monkeypatch):
     from dataclasses import replace as replaced
 
-    from pastcast.drops import Drop
+    from pastcast.drops import Drop, drops_frame
     from pastcast.questions import audit as audit_module
     from pastcast.questions.audit import render_audit
 
     _articles, _questions, run = planted
     monkeypatch.setattr(audit_module, "SHOWN", 3)
     many = [Drop(f"gen{i}", "question", "validate", "too_short_horizon", f"horizon {i} days") for i in range(10)]
-    text = render_audit(replaced(run, drops=[*run.drops, *many]))
+    text = render_audit(replaced(run, drop_table=pl.concat([run.drop_table, drops_frame(many)])))
     assert "### validate / too_short_horizon (10)" in text
     assert sum(f"`gen{i}`" in text for i in range(10)) == 3  # listed: the first three
     assert "… and 7 more (all of them in the drops table)" in text

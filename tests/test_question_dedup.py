@@ -168,8 +168,13 @@ def _same_result(a, b):
     assert a.kept.to_dicts() == b.kept.to_dicts()
 
 
-def test_a_nightly_build_replays_the_last_grouping_and_compares_only_its_new_questions(tmp_path):
+def test_a_nightly_build_replays_the_last_grouping_and_compares_only_its_new_questions(tmp_path, monkeypatch):
+    from pastcast.questions import question_dedup
     from pastcast.questions.row_memo import RowMemo
+
+    read = []  # the positions a replay reads as rows
+    real_rows_at = question_dedup._rows_at
+    monkeypatch.setattr(question_dedup, "_rows_at", lambda df, at: read.append(len(at)) or real_rows_at(df, at))
 
     # enough questions that the answers' common words ("Holdings") stay the same as days are added
     rows, _ = synthetic_questions(1500, seed=11)
@@ -195,9 +200,19 @@ def test_a_nightly_build_replays_the_last_grouping_and_compares_only_its_new_que
     assert sum(1 for e in full.evidence if e.question_id.endswith("-late")) >= 15  # the new copies merged
     memo.save()
 
+    # the next night's questions, all resolving within weeks: the old ones resolving months
+    # before them are neither compared nor read as rows
+    later = [{**q, "question_id": q["question_id"] + "-next", "open_date": date(2026, 12, 20),
+              "resolution_date": date(2027, 1, 10), "title": q["title"] + " (again)"} for q in new[:5]]
+    memo, read[:] = RowMemo(path), []
+    replayed = merge_duplicates(questions(*old, *new, *later), memo=memo)
+    assert memo.replayed == 1 and read and read[0] < len(old) / 2, read
+    _same_result(replayed, merge_duplicates(questions(*old, *new, *later)))
+    memo.save()
+
     # a question that sorts before the old ones: the grouping can change, so a full pass
     early = {**old[0], "question_id": "early", "open_date": date(2025, 12, 1)}
     memo = RowMemo(path)
-    again = merge_duplicates(questions(*old, *new, early), memo=memo)
+    again = merge_duplicates(questions(*old, *new, *later, early), memo=memo)
     assert memo.replayed == 0
-    _same_result(again, merge_duplicates(questions(*old, *new, early)))
+    _same_result(again, merge_duplicates(questions(*old, *new, *later, early)))

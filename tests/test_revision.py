@@ -327,3 +327,8 @@ def test_the_memo_searches_old_questions_only_in_new_articles_published_before_t
     assert _row(second.kept, "q2")["resolution_date"] == date(2026, 2, 20)
     full, _ = build([day1, day2], forget=True)
     assert full.kept.sort("question_id").equals(second.kept.sort("question_id"))
+    assert second.evidence_frame().equals(full.evidence_frame()) and second.evidence_frame().height
+    assert second.drops_frame().equals(full.drops_frame())
+    third, memo = build([day1, day2])  # nothing new: every outcome, evidence included, as stored
+    assert memo.reused == 2 and memo.searched_new == 0
+    assert third.evidence_frame().equals(full.evidence_frame()) and not third.evidence

@@ -82,9 +82,13 @@ def test_the_incremental_tail_gives_what_a_full_one_gives(two_versions):
     # searched in the new day alone, or not at all when it resolved before every new article
     assert memo["reused"] > 0
     assert memo["searched_new_articles_only"] + memo["resolved_before_the_new_articles"] > 0
+    records = {t: pl.read_parquet(work / f"{t}.parquet") for t in ("question_evidence", "drops/filter")}
     pipeline.filter_questions_stage(work, full=True)
     full = pl.read_parquet(work / "questions.parquet").sort("question_id")
     assert read_table(v2, "questions").sort("question_id").equals(full)
+    # the drops and evidence kept from the build before, as stored, in the order a full build gives
+    for table, incremental in records.items():
+        assert incremental.height > 0 and incremental.equals(pl.read_parquet(work / f"{table}.parquet")), table
 
 
 def test_an_index_grows_from_its_parents_and_ranks_like_a_fresh_one(two_versions, tmp_path):
@@ -153,6 +157,26 @@ def test_the_incremental_id_check_finds_a_new_id_repeating_an_old_one(two_versio
     rows.write_parquet(new_part)
     pl.concat([pl.read_parquet(old_part), pl.read_parquet(old_part).head(1)]).write_parquet(old_part)
     assert ids_are_unique(ours, full=False).passed and not ids_are_unique(ours, full=True).passed
+
+
+def test_the_window_kept_per_part_is_the_window_of_the_gathered_articles(two_versions, tmp_path):
+    from pastcast.daily import GATHERED_RECORD, gathered_window, scan_gathered
+    from pastcast.search.visibility import news_window
+
+    work = two_versions[0]
+    want = news_window(scan_gathered(work))
+    assert want is not None and gathered_window(work) == want
+    # a record written before the bounds were kept is read from the parts, and the next gather adds them
+    copy = tmp_path / "work"
+    shutil.copytree(work, copy)
+    record = json.loads((copy / GATHERED_RECORD).read_text())
+    for info in record["days"].values():
+        info.pop("window")
+    (copy / GATHERED_RECORD).write_text(json.dumps(record))
+    assert gathered_window(copy) == want
+    pipeline.gather_news(copy)
+    assert all("window" in info for info in json.loads((copy / GATHERED_RECORD).read_text())["days"].values())
+    assert gathered_window(copy) == want
 
 
 def test_retention_removes_old_versions_and_only_their_parts(two_versions, tmp_path):

@@ -6,11 +6,14 @@ tables, which the lists point to)."""
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import defaultdict
 from datetime import datetime, timezone
+
+import polars as pl
 
 import pastcast
 from pastcast.questions.quality import render_quality
+from pastcast.questions.steps import Evidence, drop_records, evidence_records
 
 MAX_SPAN = 300
 SHOWN = 200  # questions listed per section; the rest are counted and found in the tables
@@ -30,8 +33,20 @@ def _more(listed: int, total: int, where: str) -> list[str]:
 
 
 def render_audit(run, title: str = "Question filter audit") -> str:
-    shown = run.candidates.select("question_id", "title", "answer", "open_date", "resolution_date")
-    by_id = {q["question_id"]: q for q in shown.iter_rows(named=True)}
+    drops, evidence = run.drop_table, run.evidence_table
+    reasons = drops.group_by("stage", "reason").len().sort("stage", "reason")
+
+    def of_action(action: str) -> tuple[int, list[Evidence]]:  # how many, and the first SHOWN as records
+        rows = evidence.filter(pl.col("action") == action)
+        return rows.height, evidence_records(rows.head(SHOWN))
+
+    (n_revised, revised), (n_pairs, pairs), (n_merges, merges) = (of_action(a) for a in ("revise", "pair", "merge"))
+    listed = {(stage, reason): drop_records(drops.filter((pl.col("stage") == stage) & (pl.col("reason") == reason))
+                                            .head(SHOWN)) for stage, reason, _n in reasons.iter_rows()}
+    # of the candidates, only the questions the lists name are read as rows
+    named = {e.question_id for e in revised} | {d.item_id for ds in listed.values() for d in ds}
+    by_id = {q["question_id"]: q for q in run.candidates.filter(pl.col("question_id").is_in(list(named))).select(
+        "question_id", "title", "answer", "open_date", "resolution_date").iter_rows(named=True)}
     lines = [f"# {title}", "",
              f"Run {datetime.now(timezone.utc).isoformat(timespec='seconds')} UTC, pastcast {pastcast.__version__}. "
              f"{run.candidates.height:,} candidate questions in, {run.questions.height:,} kept.", "",
@@ -40,13 +55,8 @@ def render_audit(run, title: str = "Question filter audit") -> str:
                                          or "off") + ".", ""]
     lines += ["## Counts by stage", "", "| stage | in | out | dropped | revised |", "|---|---:|---:|---:|---:|"]
     lines += [f"| {s['stage']} | {s['in']:,} | {s['out']:,} | {s['dropped']:,} | {s['revised']:,} |" for s in run.stages]
-    reasons = Counter((d.stage, d.reason) for d in run.drops)
     lines += ["", "## Drops by stage and reason", "", "| stage | reason | questions |", "|---|---|---:|"]
-    lines += [f"| {stage} | {reason} | {n:,} |" for (stage, reason), n in sorted(reasons.items())] or ["| - | - | 0 |"]
-
-    evidence = defaultdict(list)
-    for e in run.evidence:
-        evidence[e.question_id].append(e)
+    lines += [f"| {stage} | {reason} | {n:,} |" for stage, reason, n in reasons.iter_rows()] or ["| - | - | 0 |"]
 
     def question_line(qid: str) -> str:
         q = by_id.get(qid) or {}
@@ -64,33 +74,31 @@ def render_audit(run, title: str = "Question filter audit") -> str:
                 out.append(f"    {_cell(e.detail)}")
         return out
 
-    revised = [e for e in run.evidence if e.action == "revise"]
-    lines += ["", f"## Revised resolution dates ({len(revised):,})", ""]
-    for e in revised[:SHOWN]:
+    lines += ["", f"## Revised resolution dates ({n_revised:,})", ""]
+    for e in revised:
         lines += [f"- {question_line(e.question_id)}", *evidence_lines([e])]
-    lines += _more(min(len(revised), SHOWN), len(revised), "question_evidence")
-    pairs = [e for e in run.evidence if e.action == "pair"]
-    lines += ["", f"## Cross-question pairs ({len(pairs):,})", "",
+    lines += _more(len(revised), n_revised, "question_evidence")
+    lines += ["", f"## Cross-question pairs ({n_pairs:,})", "",
               "| answer of | appears in | text |", "|---|---|---|"]
-    lines += [f"| `{e.question_id}` | `{e.other_question_id}` | {_cell(_span(' / '.join(e.spans)))} |"
-              for e in pairs[:SHOWN]]
-    if len(pairs) > SHOWN:
-        lines += ["", *_more(SHOWN, len(pairs), "question_evidence")]
-    lines += ["", f"## Dropped questions ({len(run.drops):,})", ""]
-    by_reason = defaultdict(list)
-    for d in run.drops:
-        by_reason[(d.stage, d.reason)].append(d)
-    for (stage, reason), drops in sorted(by_reason.items()):
-        lines += [f"### {stage} / {reason} ({len(drops):,})", ""]
-        for d in drops[:SHOWN]:
+    lines += [f"| `{e.question_id}` | `{e.other_question_id}` | {_cell(_span(' / '.join(e.spans)))} |" for e in pairs]
+    if n_pairs > len(pairs):
+        lines += ["", *_more(len(pairs), n_pairs, "question_evidence")]
+    lines += ["", f"## Dropped questions ({drops.height:,})", ""]
+    for stage, reason, n in reasons.iter_rows():
+        lines += [f"### {stage} / {reason} ({n:,})", ""]
+        shown = listed[(stage, reason)]
+        behind = defaultdict(list)  # the listed questions' evidence of this stage
+        for e in evidence_records(evidence.filter(
+                pl.col("question_id").is_in([d.item_id for d in shown]) & (pl.col("stage") == stage)
+                & (pl.col("action") != "pair"))):
+            behind[e.question_id].append(e)
+        for d in shown:
             lines.append(f"- {question_line(d.item_id)}: {_cell(d.detail)}")
-            lines += evidence_lines(e for e in evidence.get(d.item_id, []) if e.stage == stage and e.action != "pair")
-        lines += [*_more(min(len(drops), SHOWN), len(drops), "drops"), ""]
+            lines += evidence_lines(behind.get(d.item_id, []))
+        lines += [*_more(len(shown), n, "drops"), ""]
     lines += [*render_quality(run.questions, run.quality_frame()), ""]
-    merges = [e for e in run.evidence if e.action == "merge"]
-    if merges:
-        lines += [f"## Merged duplicates ({len(merges):,})", ""]
-        lines += [f"- `{e.question_id}` merged into `{e.other_question_id}`: {_cell(e.detail)}"
-                  for e in merges[:SHOWN]]
-        lines += _more(min(len(merges), SHOWN), len(merges), "question_evidence")
+    if n_merges:
+        lines += [f"## Merged duplicates ({n_merges:,})", ""]
+        lines += [f"- `{e.question_id}` merged into `{e.other_question_id}`: {_cell(e.detail)}" for e in merges]
+        lines += _more(len(merges), n_merges, "question_evidence")
     return "\n".join(lines).rstrip() + "\n"

@@ -22,6 +22,7 @@ reason, detail), ``evidence.parquet`` and ``audit.md``.
 
 from __future__ import annotations
 
+import functools
 import shutil
 import tempfile
 from collections.abc import Callable
@@ -39,11 +40,11 @@ from pastcast.questions.question_dedup import QuestionDedupConfig, merge_duplica
 from pastcast.questions.revision import RevisionConfig, revise_resolution_dates
 from pastcast.questions.revision.memo import RevisionMemo
 from pastcast.questions.row_memo import RowMemo
-from pastcast.questions.steps import Evidence, StepResult
+from pastcast.questions.steps import Evidence, StepResult, drop_records, evidence_frame, evidence_records
 from pastcast.questions.quality import quality_flags
 from pastcast.questions.templates import TemplateCapConfig, template_steps
 from pastcast.questions.validate import ValidateConfig, validate
-from pastcast.schemas import QUESTION_EVIDENCE, QUESTIONS, columns_frame, complete
+from pastcast.schemas import QUESTION_EVIDENCE, QUESTIONS, complete
 
 EVIDENCE = QUESTION_EVIDENCE
 FILTER_DROPS = {"question_id": pl.String, "stage": pl.String, "reason": pl.String, "detail": pl.String}
@@ -62,8 +63,8 @@ class FilterConfig:
 @dataclass
 class FilterRun:
     questions: pl.DataFrame
-    drops: list[Drop]
-    evidence: list[Evidence]
+    drop_table: pl.DataFrame  # every drop (the DROPS schema), in step order
+    evidence_table: pl.DataFrame  # every evidence record (QUESTION_EVIDENCE), in step order
     stages: list[dict]  # {"stage", "in", "out", "dropped", "revised"}
     decided_by: str  # what decided the revision evidence: the lexical rule or an LLM judge
     candidates: pl.DataFrame  # the input, for the audit report's question texts
@@ -76,20 +77,30 @@ class FilterRun:
         return self.quality
 
     def drops_frame(self) -> pl.DataFrame:
-        return drops_frame(self.drops)
+        return self.drop_table
 
     def evidence_frame(self) -> pl.DataFrame:
-        return columns_frame({c: [getattr(e, c) for e in self.evidence] for c in EVIDENCE}, EVIDENCE)
+        return self.evidence_table
+
+    @functools.cached_property
+    def drops(self) -> list[Drop]:
+        """Every drop as a record (read from the table: a nightly build never needs them all)."""
+        return drop_records(self.drop_table)
+
+    @functools.cached_property
+    def evidence(self) -> list[Evidence]:
+        """Every evidence record as a record (read from the table)."""
+        return evidence_records(self.evidence_table)
 
 
 Step = Callable[[pl.DataFrame], StepResult]
 
 
-def filter_questions(candidates: pl.DataFrame, articles: pl.DataFrame, config: FilterConfig = FilterConfig(),
+def filter_questions(candidates: pl.DataFrame, articles: pl.DataFrame | pl.LazyFrame, config: FilterConfig = FilterConfig(),
                      *, index: ArticleIndex | None = None, judge=None, llm_settings=None,
                      memo: RevisionMemo | None = None, row_memo: RowMemo | None = None) -> FilterRun:
-    """Run every step over ``candidates``; ``articles`` is the corpus searched for early
-    reports (its date-gated index is built in a temporary folder unless ``index`` is given).
+    """Run every step over ``candidates``; ``articles`` (may be lazy) is the corpus searched for
+    early reports (its date-gated index is built in a temporary folder unless ``index`` is given).
     ``judge`` confirms revision evidence (None: the lexical rule decides); ``llm_settings`` is
     needed only when a difficulty filter or the quality audit's LLM pass is on. ``memo``: the
     revision work of the build before (``pastcast.questions.revision.memo``); ``row_memo``: the
@@ -125,16 +136,16 @@ def filter_questions(candidates: pl.DataFrame, articles: pl.DataFrame, config: F
         ]
         if config.difficulty.enabled:
             steps.append(("difficulty", lambda qs: difficulty_filter(qs, index, llm_settings, config.difficulty)))
-        drops: list[Drop] = []
-        evidence: list[Evidence] = []
+        drops: list[pl.DataFrame] = []
+        evidence: list[pl.DataFrame] = []
         stages = []
         for name, step in steps:
             result = step(questions)
-            revised = sum(1 for e in result.evidence if e.action == "revise")
+            dropped, found = result.drops_frame(), result.evidence_frame()
             stages.append({"stage": name, "in": questions.height, "out": result.kept.height,
-                           "dropped": len(result.drops), "revised": revised})
-            drops += result.drops
-            evidence += result.evidence
+                           "dropped": dropped.height, "revised": found.filter(pl.col("action") == "revise").height})
+            drops.append(dropped)
+            evidence.append(found)
             questions = complete(result.kept, QUESTIONS)
     finally:
         if tmp is not None:
@@ -145,7 +156,8 @@ def filter_questions(candidates: pl.DataFrame, articles: pl.DataFrame, config: F
         from pastcast.questions.quality_llm import llm_quality_flags
 
         quality = pl.concat([quality, llm_quality_flags(questions, llm_settings)])
-    return FilterRun(questions, drops, evidence, stages, decided_by, complete(candidates, QUESTIONS), {
+    return FilterRun(questions, pl.concat([drops_frame([]), *drops]), pl.concat([evidence_frame([]), *evidence]),
+                     stages, decided_by, complete(candidates, QUESTIONS), {
         "validate": {k: (sorted(v) if isinstance(v, frozenset) else str(v) if v is not None else None)
                      for k, v in asdict(config.validate).items()},
         "dedup": asdict(config.dedup), "revision": asdict(config.revision),

@@ -435,8 +435,12 @@ def _remembered_pairs(df: pl.DataFrame, rows: list[dict], memo: RowMemo) -> list
     hosts_of: dict[str, list[int]] = defaultdict(list)
     for p in pairs:
         hosts_of[p.leaker].append(keys[position[p.host]])
-    for q, key in zip(rows, keys):
-        memo.put(CROSS_LEAK_STEP, key, hosts_of.get(q["question_id"], []))
+    for q, key, known in zip(rows, keys, hosts):
+        found = hosts_of.get(q["question_id"], [])
+        if known is not None and found == known:
+            memo.keep(CROSS_LEAK_STEP, key)  # as stored: nothing to encode
+        else:
+            memo.put(CROSS_LEAK_STEP, key, found)
     return pairs
 
 

@@ -280,45 +280,105 @@ class _Features:
         return _blocks(self.rows[i], self.title(i), self.weak(i), self.common)
 
 
-def _replayed(memo: RowMemo | None, step: str, keys: list[int], order: list[int], common: set[str]
-              ) -> dict[int, dict] | None:
-    """The last build's outcome of each question it grouped, by position, when this build's
-    questions are those and new ones that all come after them in priority order, with the same
-    common answer words: the greedy pass over them then goes exactly as it went, and only the
-    new ones need comparing. None otherwise (a full pass)."""
-    if memo is None or len(set(keys)) != len(keys):
-        return None
+def _common_words(df: pl.DataFrame) -> set[str]:
+    """Answer words held by more than ``COMMON_ANSWER_WORD`` questions' answers: they block
+    nothing. Only the words a block can be made of (see _blocks) count: "yes" growing common
+    changes nothing. Counted per distinct answer (answers repeat)."""
+    counts: Counter = Counter()
+    for answer, n in df.group_by("answer").len().iter_rows():
+        for w in set(normalise(answer).split()):
+            counts[w] += n
+    return {w for w, n in counts.items() if n > COMMON_ANSWER_WORD and len(w) >= 5 and w.isalpha()}
+
+
+def _priority_order(df: pl.DataFrame) -> list[int]:
+    """Positions of the questions in priority order (``_priority``: earliest open, then
+    resolution, market before news, smaller id), sorted by polars."""
+    far = date.max
+    return (df.select(pl.col("open_date").fill_null(far), pl.col("resolution_date").fill_null(far),
+                      pl.col("source_kind").replace_strict(_KIND_RANK, default=2, return_dtype=pl.Int8),
+                      "question_id")
+            .with_row_index("_at").sort("open_date", "resolution_date", "source_kind", "question_id")
+            ["_at"].to_list())
+
+
+def _rows_at(df: pl.DataFrame, positions) -> dict[int, dict]:
+    """The questions at these positions as rows of the columns the rules read."""
+    wanted = pl.Series("_at", sorted(positions), pl.UInt32)
+    picked = df.select(READ_COLUMNS).with_row_index("_at").filter(pl.col("_at").is_in(wanted.implode()))
+    return {q.pop("_at"): q for q in picked.iter_rows(named=True)}
+
+
+_KEPT, _MERGED = "kept", "merged"  # a question's memo entry: its blocks, or the question it joined
+
+
+@dataclass
+class _Replay:
+    """What a build replays of the last one's grouping: the positions it grouped (``stored``:
+    position -> _KEPT or _MERGED, all of them ahead of the new questions in priority order) and
+    the entries it needs of them: every merged one, and the kept ones a new question may be
+    compared with (resolving within ``max_days_apart`` of one, or undated)."""
+
+    stored: dict[int, str]
+    entries: dict[int, dict]
+
+
+def _replay(memo: RowMemo, step: str, keys: list[int], order: list[int], common: set[str],
+            dues: list, config: QuestionDedupConfig) -> _Replay | None:
+    """The last build's grouping, when this build's questions are those and new ones that all
+    come after them in priority order, with the same common answer words: the greedy pass over
+    them then goes exactly as it went, and only the new ones need comparing. None otherwise (a
+    full pass)."""
     state = memo.get(f"{step}:state", 0)
-    if not state or state["common"] != sorted(common):
+    if not state or state["common"] != sorted(common) or len(set(keys)) != len(keys):
         return None
-    old = {}
-    for i in order:
-        entry = memo.get(step, keys[i])
-        if entry is None:
-            break  # the rest must be new
-        old[i] = entry
-    if len(old) != state["rows"] or any(memo.get(step, keys[i]) is not None for i in order[len(old):]):
+    kinds = [_KEPT if memo.has(f"{step}:{_KEPT}", keys[i]) else _MERGED if memo.has(f"{step}:{_MERGED}", keys[i])
+             else None for i in order]
+    n_old = next((r for r, kind in enumerate(kinds) if kind is None), len(kinds))
+    if n_old != state["rows"] or any(kind is not None for kind in kinds[n_old:]):
         return None
+    stored = {order[r]: kinds[r] for r in range(n_old)}
+    entries = {i: memo.get(f"{step}:{_MERGED}", keys[i]) for i, kind in stored.items() if kind == _MERGED}
     present = set(keys)
-    return old if all(e["into"] is None or e["into"] in present for e in old.values()) else None
+    if any(e["into"] not in present for e in entries.values()):
+        return None
+    new_dues = [dues[i] for i in order[n_old:]]
+    if any(d is None for d in new_dues):
+        near = None  # an undated new question may meet any kept one
+    else:
+        near = (min(new_dues, default=date.max).toordinal() - config.max_days_apart,
+                max(new_dues, default=date.min).toordinal() + config.max_days_apart)
+    for i, kind in stored.items():
+        if kind == _KEPT and (near is None or dues[i] is None or near[0] <= dues[i].toordinal() <= near[1]):
+            entries[i] = memo.get(f"{step}:{_KEPT}", keys[i])
+    return _Replay(stored, entries)
 
 
 def merge_duplicates(questions: pl.DataFrame, config: QuestionDedupConfig = QuestionDedupConfig(),
                      stage: str = "dedup", memo: RowMemo | None = None) -> StepResult:
     """Merge near-duplicate questions (rules in the module doc) into the earliest-opened one.
-    ``memo``: the last build's grouping and parsed titles (``_replayed``: a nightly build
-    compares only its new questions)."""
+    ``memo``: the last build's grouping and parsed titles (``_replay``: a nightly build
+    compares only its new questions, and reads as rows only those, the questions they may meet
+    and the merged ones)."""
     df = _frame(questions)
-    rows = list(df.select(READ_COLUMNS).iter_rows(named=True))  # not the long texts: 10k rows a night
-    priority = [_priority(q) for q in rows]
-    order = sorted(range(len(rows)), key=priority.__getitem__)
-    answer_words = {a: set(normalise(a).split()) for a in {q["answer"] for q in rows}}  # answers repeat
-    word_counts = Counter(w for q in rows for w in answer_words[q["answer"]])
-    # only the words a block could be made of (see _blocks) count: "yes" growing common changes nothing
-    common = {w for w, n in word_counts.items() if n > COMMON_ANSWER_WORD and len(w) >= 5 and w.isalpha()}
-    step = "dedup:" + json.dumps(asdict(config), sort_keys=True)
+    order = _priority_order(df)
+    rank = [0] * len(order)
+    for r, i in enumerate(order):
+        rank[i] = r
+    common = _common_words(df)
+    step = "dedup2:" + json.dumps(asdict(config), sort_keys=True)
     keys = row_keys(df, list(QUESTIONS)) if memo is not None else []
-    old = _replayed(memo, step, keys, order, common)
+    replay = (_replay(memo, step, keys, order, common, df["resolution_date"].to_list(), config)
+              if memo is not None else None)
+    position = {k: i for i, k in enumerate(keys)}
+    aliased = set(df.select(pl.arg_where(pl.col("answer_aliases").list.len().fill_null(0) > 0)).to_series().to_list())
+    if replay is None:
+        stored, entries = {}, {}
+        rows = dict(enumerate(df.select(READ_COLUMNS).iter_rows(named=True)))  # not the long texts
+    else:
+        stored, entries = replay.stored, replay.entries
+        targets = {position[e["into"]] for e in entries.values() if "into" in e}
+        rows = _rows_at(df, {i for i in order if i not in stored} | set(entries) | targets | aliased)
 
     def parse(i: int) -> _Title:
         if memo is None:
@@ -330,29 +390,32 @@ def merge_duplicates(questions: pl.DataFrame, config: QuestionDedupConfig = Ques
     members: dict[tuple, list[int]] = defaultdict(list)  # block -> kept questions so far
     kept_into: dict[int, int] = {}  # merged question -> the kept one
     merged: dict[int, list[int]] = defaultdict(list)
-    outcome: dict[int, dict | None] = {}  # what the memo keeps of each (None: as the last build stored it)
-    position = {k: i for i, k in enumerate(keys)}
+    outcome: dict[int, tuple[str, dict]] = {}  # what the memo keeps of the questions worked out now
     result = StepResult(df)
     for i in order:
-        q = rows[i]
-        if old is not None and i in old:
-            entry = old[i]
-            outcome[i] = None  # kept as stored
-            blocks = {_block_of(b) for b in entry["blocks"]} if entry["into"] is None else set()
-            match = None if entry["into"] is None else (position[entry["into"]], (entry["score"], entry["jaccard"]))
+        if i in stored:
+            entry = entries.get(i)
+            if entry is None:
+                continue  # kept, and no new question can meet it
+            if "into" not in entry:
+                for b in entry["blocks"]:
+                    members[_block_of(b)].append(i)
+                continue
+            match = (position[entry["into"]], (entry["score"], entry["jaccard"]))
         else:
             blocks = features.blocks(i)
-            match = _first_duplicate(i, rows, blocks, members, features, priority, config)
-        if match is None:
-            for b in blocks:
-                members[b].append(i)
-            outcome.setdefault(i, {"into": None, "blocks": sorted(blocks, key=repr)})
-            continue
+            match = _first_duplicate(i, rows, blocks, members, features, rank, config)
+            if match is None:
+                for b in blocks:
+                    members[b].append(i)
+                outcome[i] = (_KEPT, {"blocks": sorted(blocks, key=repr)})
+                continue
+            k, (score, jaccard) = match
+            outcome[i] = (_MERGED, {"into": keys[k] if keys else None, "score": score, "jaccard": jaccard})
         k, (score, jaccard) = match
-        outcome.setdefault(i, {"into": keys[k] if keys else None, "score": score, "jaccard": jaccard, "blocks": []})
         kept_into[i] = k
         merged[k].append(i)
-        p = rows[k]
+        q, p = rows[i], rows[k]
         result.drop(q["question_id"], stage, "duplicate_question", f"kept={p['question_id']}")
         later = ("" if not (q["resolution_date"] and p["resolution_date"]
                             and q["resolution_date"] < p["resolution_date"])
@@ -364,25 +427,23 @@ def merge_duplicates(questions: pl.DataFrame, config: QuestionDedupConfig = Ques
                     f"content Jaccard {jaccard:.2f}; opens {q['open_date']} vs {p['open_date']}, "
                     f"resolves {q['resolution_date']} vs {p['resolution_date']}{later}")))
     if memo is not None:
-        for i, entry in outcome.items():
-            if entry is None:
-                memo.keep(step, keys[i])
-            else:
-                memo.put(step, keys[i], entry)
-        memo.put(f"{step}:state", 0, {"rows": len(rows), "common": sorted(common)})
-        memo.replayed += old is not None
+        for i, kind in stored.items():
+            memo.keep(f"{step}:{kind}", keys[i])
+        for i, (kind, entry) in outcome.items():
+            memo.put(f"{step}:{kind}", keys[i], entry)
+        memo.put(f"{step}:state", 0, {"rows": len(keys), "common": sorted(common)})
+        memo.replayed += replay is not None
     if not kept_into:
         return result
-    keep_mask = [i not in kept_into for i in range(len(rows))]
+    keep_mask = [i not in kept_into for i in range(df.height)]
     # the kept rows' merged source ids and aliases (each list without repeats, no alias equal
     # to the answer); only the rows this changes are built as new values
     changed_at, source_ids, aliases = [], [], []
-    for i, q in enumerate(rows):
+    for i in sorted(set(merged) | aliased):  # the others have nothing to merge and no alias to clean
         if not keep_mask[i]:
             continue
+        q = rows[i]
         others = [rows[j] for j in merged.get(i, [])]
-        if not others and not q.get("answer_aliases"):
-            continue  # nothing to merge, no alias to clean
         ids = _union(list(q["source_ids"] or []), *[o["source_ids"] or [] for o in others])
         own = normalise(q["answer"])
         extra = [[o["answer"], *(o.get("answer_aliases") or [])] for o in others]

@@ -114,6 +114,10 @@ class RowMemo:
             return json.loads(stored)
         return value.copy() if isinstance(value, (list, dict)) else value
 
+    def has(self, step: str, key: int) -> bool:
+        """Whether the last build stored a value under (``step``, ``key``) (nothing decoded)."""
+        return (step, key) in self._earlier
+
     def keep(self, step: str, key: int) -> None:
         """The last build's value under (``step``, ``key``) kept as stored, for the next build."""
         self._now[(step, key)] = self._earlier[(step, key)]

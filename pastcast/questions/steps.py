@@ -1,13 +1,15 @@
 """What every question filter step returns: the questions it kept, its drops, and the evidence
-behind each decision (for the audit report)."""
+behind each decision (for the audit report). A step may hand back records it kept from the build
+before as frames (the revision memo's), so a nightly build never turns them into objects."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 import polars as pl
 
-from pastcast.drops import Drop
+from pastcast.drops import Drop, drops_frame
+from pastcast.schemas import QUESTION_EVIDENCE, columns_frame
 
 ITEM_KIND = "question"
 
@@ -27,11 +29,40 @@ class Evidence:
     detail: str = ""
 
 
+EVIDENCE_FIELDS = [f.name for f in fields(Evidence)]  # the QUESTION_EVIDENCE columns
+
+
+def evidence_frame(records: list[Evidence]) -> pl.DataFrame:
+    """Evidence records as a QUESTION_EVIDENCE frame (built column by column)."""
+    return columns_frame({c: [getattr(e, c) for e in records] for c in QUESTION_EVIDENCE}, QUESTION_EVIDENCE)
+
+
+def evidence_records(table: pl.DataFrame) -> list[Evidence]:
+    """The rows of a QUESTION_EVIDENCE frame as records."""
+    return [Evidence(*(tuple(v) if isinstance(v, list) else v for v in row))
+            for row in table.select(EVIDENCE_FIELDS).iter_rows()]
+
+
+def drop_records(table: pl.DataFrame) -> list[Drop]:
+    """The rows of a DROPS frame as records."""
+    return [Drop(*row) for row in table.select([f.name for f in fields(Drop)]).iter_rows()]
+
+
 @dataclass
 class StepResult:
     kept: pl.DataFrame  # the QUESTIONS schema
     drops: list[Drop] = field(default_factory=list)
     evidence: list[Evidence] = field(default_factory=list)
+    # when set, the step's whole drops (evidence) as a frame, the records above included: what a
+    # step hands back when most of its records were stored by the build before
+    drop_table: pl.DataFrame | None = None
+    evidence_table: pl.DataFrame | None = None
 
     def drop(self, question_id: str, stage: str, reason: str, detail: str = "") -> None:
         self.drops.append(Drop(question_id, ITEM_KIND, stage, reason, detail))
+
+    def drops_frame(self) -> pl.DataFrame:
+        return self.drop_table if self.drop_table is not None else drops_frame(self.drops)
+
+    def evidence_frame(self) -> pl.DataFrame:
+        return self.evidence_table if self.evidence_table is not None else evidence_frame(self.evidence)

@@ -40,6 +40,12 @@ class TemplateCapConfig:
     base_rate_min_resolved: int = 10  # resolved members needed before a base rate counts
 
 
+def _market_rows(questions: pl.DataFrame, columns: list[str]):
+    """The market questions' ``columns`` as rows (news questions are never grouped; a year of
+    them is not read as rows)."""
+    return questions.filter(pl.col("source_kind") == "market").select(columns).iter_rows(named=True)
+
+
 def base_rate_answers(questions: pl.DataFrame, config: TemplateCapConfig = TemplateCapConfig()) -> StepResult:
     """Drop a market or dataset question when its template family's questions that resolved
     before it opens (what a forecaster could count) gave one answer at least ``max_base_rate``
@@ -49,7 +55,7 @@ def base_rate_answers(questions: pl.DataFrame, config: TemplateCapConfig = Templ
     if config.max_base_rate is None or questions.is_empty():
         return StepResult(questions)
     families: dict[str, list[tuple]] = defaultdict(list)
-    rows = [q for q in questions.iter_rows(named=True) if q.get("source_kind") == "market"]
+    rows = list(_market_rows(questions, ["question_id", "title", "answer", "open_date", "resolution_date"]))
     for q in rows:
         families[template_family(q["title"])].append((q["resolution_date"], q["answer"]))
     result = StepResult(frame([], QUESTIONS))
@@ -92,12 +98,9 @@ def cap_families(questions: pl.DataFrame, config: TemplateCapConfig = TemplateCa
     if config.max_share is None or questions.is_empty():
         return StepResult(questions)
     families: dict[str, list[dict]] = defaultdict(list)
-    kept_ids: set[str] = set()
-    for q in questions.iter_rows(named=True):
-        if q.get("source_kind") == "market":
-            families[template_family(q["title"])].append(q)
-        else:
-            kept_ids.add(q["question_id"])  # news questions: never grouped (see the module doc)
+    for q in _market_rows(questions, ["question_id", "title"]):  # news questions: never grouped (module doc)
+        families[template_family(q["title"])].append(q)
+    kept_ids = set(questions.filter(pl.col("source_kind").fill_null("") != "market")["question_id"].to_list())
     cap = family_cap([len(m) for m in families.values()], config.max_share, config.min_per_family)
     result = StepResult(frame([], QUESTIONS))
     for family, members in families.items():

@@ -47,14 +47,27 @@ def question_source(columns) -> pl.Expr:
     return served & (pl.col("date_source").fill_null("") != CRAWL_DATED)
 
 
-def news_window(articles: pl.DataFrame | pl.LazyFrame) -> tuple[date, date] | None:
-    """(first, last) day the articles cover as news (see the module doc), or None when no
-    article is dated."""
+def window_bounds(articles: pl.DataFrame | pl.LazyFrame) -> tuple[date | None, date | None, date | None]:
+    """(first day of current news, last published day, oldest published day) of the articles,
+    each None when none is dated: what ``news_window`` is made of. Kept per part, they combine
+    (``combined_window``) into the window of the parts together."""
     lazy = articles.lazy()
-    first, last, oldest = lazy.select(
+    return lazy.select(
         pl.col("published_at").filter(not_archive(lazy.collect_schema().names())).min().dt.date().alias("first"),
         pl.col("published_at").max().dt.date().alias("last"),
         pl.col("published_at").min().dt.date().alias("oldest")).collect().row(0)
-    if last is None:
+
+
+def combined_window(bounds) -> tuple[date, date] | None:
+    """The news window of articles whose parts have these ``window_bounds``."""
+    bounds = list(bounds)
+    firsts, lasts, oldests = ([b[i] for b in bounds if b[i] is not None] for i in range(3))
+    if not lasts:
         return None
-    return (first or oldest), last
+    return (min(firsts) if firsts else min(oldests)), max(lasts)
+
+
+def news_window(articles: pl.DataFrame | pl.LazyFrame) -> tuple[date, date] | None:
+    """(first, last) day the articles cover as news (see the module doc), or None when no
+    article is dated."""
+    return combined_window([window_bounds(articles)])

@@ -21,7 +21,6 @@ import hashlib
 import json
 import shutil
 import tempfile
-from dataclasses import fields
 from datetime import date
 from pathlib import Path
 
@@ -30,26 +29,29 @@ import polars as pl
 from pastcast.drops import Drop, fields_of
 from pastcast.io import sha256_file, write_json, write_parquet
 from pastcast.questions.row_memo import row_keys
-from pastcast.questions.steps import Evidence
-from pastcast.schemas import ARTICLES, QUESTION_EVIDENCE, QUESTIONS, columns_frame, scan_parts
+from pastcast.questions.steps import EVIDENCE_FIELDS, Evidence, drop_records, evidence_records
+from pastcast.schemas import ARTICLES, DROPS, QUESTION_EVIDENCE, QUESTIONS, columns_frame, scan_parts
 from pastcast.search.index import INDEX_FORMAT, ArticleIndex
 
 MEMO_FORMAT = 2  # 2: keys are row hashes
 MEMO_COLUMNS = {"_key": pl.String, "_kept": pl.Boolean, "_evidence": pl.String, "_drops": pl.String}
-EVIDENCE_FIELDS = [f.name for f in fields(Evidence)]  # stored as JSON objects of these fields
-DROP_FIELDS = [f.name for f in fields(Drop)]
+# evidence is stored as JSON objects of EVIDENCE_FIELDS, drops of the DROPS columns
 
 
-def _records(entries: pl.DataFrame, column: str, dtypes: dict, make) -> dict[str, list]:
-    """The JSON lists of records in ``column``, decoded by polars in one pass, as
-    ``make(values)`` (the values in ``dtypes``' order) by their entry's question id."""
-    decoded = (entries.select(pl.col("question_id").alias("_qid"),
-                              pl.col(column).str.json_decode(pl.List(pl.Struct(dtypes))).alias("_r"))
-               .explode("_r").drop_nulls("_r").unnest("_r"))
+def _by_id(records: list, field: str) -> dict[str, list]:
     out: dict[str, list] = {}
-    for qid, *values in decoded.select("_qid", *dtypes).iter_rows():
-        out.setdefault(qid, []).append(make(values))
+    for r in records:
+        out.setdefault(getattr(r, field), []).append(r)
     return out
+
+
+def _table(entries: pl.DataFrame, column: str, schema: dict) -> pl.DataFrame:
+    """The JSON lists of records in ``column`` as one frame of ``schema`` (the records' own
+    fields), decoded by polars in one pass, in the entries' order."""
+    if entries.is_empty():
+        return pl.DataFrame(schema=schema)
+    return (entries.select(pl.col(column).str.json_decode(pl.List(pl.Struct(schema))).alias("_r"))
+            .explode("_r").drop_nulls("_r").unnest("_r").select(list(schema)).cast(schema))
 
 
 class RevisionMemo:
@@ -119,15 +121,24 @@ class RevisionMemo:
         return entries.select(list(QUESTIONS))
 
     @staticmethod
-    def evidence(entries: pl.DataFrame) -> dict[str, list[Evidence]]:
-        """The stored evidence of these entries by question id (decoded in one pass)."""
-        return _records(entries, "_evidence", {c: QUESTION_EVIDENCE[c] for c in EVIDENCE_FIELDS},
-                        lambda values: Evidence(*(tuple(v) if isinstance(v, list) else v for v in values)))
+    def evidence_table(entries: pl.DataFrame) -> pl.DataFrame:
+        """The stored evidence of these entries as one QUESTION_EVIDENCE frame (decoded in one pass)."""
+        return _table(entries, "_evidence", {c: QUESTION_EVIDENCE[c] for c in EVIDENCE_FIELDS})
 
     @staticmethod
-    def drops(entries: pl.DataFrame) -> dict[str, list[Drop]]:
-        """The stored drops of these entries by question id (decoded in one pass)."""
-        return _records(entries, "_drops", {c: pl.String for c in DROP_FIELDS}, lambda values: Drop(*values))
+    def drops_table(entries: pl.DataFrame) -> pl.DataFrame:
+        """The stored drops of these entries as one DROPS frame (decoded in one pass)."""
+        return _table(entries, "_drops", dict(DROPS))
+
+    @classmethod
+    def evidence(cls, entries: pl.DataFrame) -> dict[str, list[Evidence]]:
+        """The stored evidence of these entries as records, by question id."""
+        return _by_id(evidence_records(cls.evidence_table(entries)), "question_id")
+
+    @classmethod
+    def drops(cls, entries: pl.DataFrame) -> dict[str, list[Drop]]:
+        """The stored drops of these entries as records, by question id."""
+        return _by_id(drop_records(cls.drops_table(entries)), "item_id")
 
     def new_articles_index(self, files: list[Path]) -> ArticleIndex:
         """A date-gated index of these parts' articles alone (built once a run)."""

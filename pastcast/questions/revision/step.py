@@ -12,10 +12,11 @@ from pathlib import Path
 
 import polars as pl
 
+from pastcast.drops import drops_frame
 from pastcast.questions.revision.judge import ArticleRef, Judge, JudgeItem, _judge_all, decided_by
 from pastcast.questions.revision.lexical import LEXICAL, _Rule, article_sentences
 from pastcast.questions.revision.memo import RevisionMemo
-from pastcast.questions.steps import Evidence, StepResult
+from pastcast.questions.steps import Evidence, StepResult, evidence_frame
 from pastcast.schemas import columns_frame
 from pastcast.search.index import ArticleIndex, Hit
 from pastcast.search.keywords import keywords
@@ -101,12 +102,15 @@ def _candidate(p: _Probe, hit: Hit) -> _Candidate | None:
     return _Candidate(p, hit, outcome, mention) if mention else None
 
 
-def _source_days(questions: pl.DataFrame, articles: pl.DataFrame) -> dict[str, date]:
+def _source_days(questions: pl.DataFrame, articles: pl.DataFrame | pl.LazyFrame | None) -> dict[str, date]:
+    """The publication day of the questions' source articles (``articles`` may be lazy: only
+    those rows are read)."""
     ids = {i for ids in questions["source_ids"].to_list() for i in (ids or [])}
-    if not ids or articles is None or articles.is_empty():
+    if not ids or articles is None:
         return {}
-    part = articles.filter(pl.col("article_id").is_in(list(ids)) & pl.col("published_at").is_not_null())
-    return {a: _utc(t).date() for a, t in part.select("article_id", "published_at").iter_rows()}
+    part = (articles.lazy().filter(pl.col("article_id").is_in(list(ids)) & pl.col("published_at").is_not_null())
+            .select("article_id", "published_at").collect())
+    return {a: _utc(t).date() for a, t in part.iter_rows()}
 
 
 def _days(n: int) -> str:
@@ -118,7 +122,8 @@ def _short(s: str, n: int = 300) -> str:
     return s if len(s) <= n else s[: n - 1] + "…"
 
 
-def revise_resolution_dates(questions: pl.DataFrame, index: ArticleIndex | None, articles: pl.DataFrame,
+def revise_resolution_dates(questions: pl.DataFrame, index: ArticleIndex | None,
+                            articles: pl.DataFrame | pl.LazyFrame,
                             config: RevisionConfig = RevisionConfig(), judge: Judge | None = None,
                             memo: RevisionMemo | None = None) -> RevisionResult:
     """Move each question's resolution date to the earliest article that already reported its
@@ -176,16 +181,18 @@ def _revise_remembering(questions: pl.DataFrame, index: ArticleIndex, articles: 
         memo.resolved_before_new += known.filter(pl.col("_kept")).height - len(again_keys)
     standing = entries.filter(~pl.col("_key").is_in(list(again_keys)))
 
-    result = _revise(fresh.drop("_key"), index, articles, config, judge)
+    again = entries.filter(pl.col("_key").is_in(list(again_keys)))
+    prior = memo.outcome_rows(again)
+    source_days = _source_days(pl.concat([fresh.select("source_ids"), prior.select("source_ids")]), articles)
+    result = _revise(fresh.drop("_key"), index, articles, config, judge, source_days)
     kept, drops, evidence = _by_question(result)
     fresh_rows = dict(zip(fresh["question_id"].to_list(), fresh.drop("_key").to_dicts()))
     key_of = dict(zip(keyed["question_id"].to_list(), keys))
-    drops.update(memo.drops(entries))
-    evidence.update(memo.evidence(entries))
     searched_again = set()
     if again_keys:
-        prior = memo.outcome_rows(entries.filter(pl.col("_key").is_in(list(again_keys))))
-        searched = _revise(prior, memo.new_articles_index(list(added)), articles, config, judge)
+        drops.update(memo.drops(again))  # records of their own: the new search may add to them
+        evidence.update(memo.evidence(again))
+        searched = _revise(prior, memo.new_articles_index(list(added)), articles, config, judge, source_days)
         memo.searched_new += prior.height
         result.searches += searched.searches
         now, new_drops, new_evidence = _by_question(searched)
@@ -212,19 +219,32 @@ def _revise_remembering(questions: pl.DataFrame, index: ArticleIndex, articles: 
     result.kept = (pl.concat([p.select([pl.col(c) if c in p.columns else pl.lit(None).alias(c)
                                         for c in questions.columns]).cast(questions.schema) for p in parts])
                    .join(order, on="question_id", how="inner").sort("_pos").drop("_pos"))
+    # the drops and evidence in the questions' order: the standing entries' as stored, kept as
+    # frames (a year of questions' records is never turned into objects), the rest as worked out
     ids = order["question_id"].to_list()
     result.drops = [d for qid in ids for d in drops.get(qid, [])]
     result.evidence = [e for qid in ids for e in evidence.get(qid, [])]
+    result.drop_table = _in_order(pl.concat([drops_frame(result.drops), memo.drops_table(standing)]), "item_id", order)
+    result.evidence_table = _in_order(pl.concat([evidence_frame(result.evidence), memo.evidence_table(standing)]),
+                                      "question_id", order)
     result.checked += entries.height
     return result
 
 
-def _revise(questions: pl.DataFrame, index: ArticleIndex, articles: pl.DataFrame, config: RevisionConfig,
-            judge: Judge | None) -> RevisionResult:
+def _in_order(records: pl.DataFrame, column: str, order: pl.DataFrame) -> pl.DataFrame:
+    """``records`` sorted by the position of their question (``column``) in ``order``
+    (question_id, _pos); a question's own records keep their order."""
+    return (records.join(order, left_on=column, right_on="question_id", how="left", maintain_order="left")
+            .sort("_pos", maintain_order=True, nulls_last=True).drop("_pos"))
+
+
+def _revise(questions: pl.DataFrame, index: ArticleIndex, articles: pl.DataFrame | pl.LazyFrame,
+            config: RevisionConfig, judge: Judge | None, source_days: dict[str, date] | None = None) -> RevisionResult:
     label = decided_by(judge)
     result = RevisionResult(kept=questions, decided_by=label)
     rows = questions.to_dicts()
-    source_days = _source_days(questions, articles)
+    if source_days is None:
+        source_days = _source_days(questions, articles)
     probes: list[_Probe] = []
     for q in rows:
         if q.get("resolution_date") is None:
