@@ -412,45 +412,67 @@ def _choose_drops(pairs: list[Pair], rows: dict[str, dict]) -> list[tuple[str, l
 CROSS_LEAK_STEP = "cross_leak"  # the row memo's entries: each question's hosts, by row key
 
 
-def _remembered_pairs(df: pl.DataFrame, rows: list[dict], memo: RowMemo) -> list[Pair]:
-    """``_find_pairs(rows)``, with the pairs of the build before reused: whether A's answer
-    shows in B's text while both are open depends on the two rows alone, so the pairs of two
-    questions that reach this step exactly as they did then are looked up (their mentions
-    found again, for the evidence) and only pairs with a new or changed question are searched.
-    Every row's hosts are remembered for the next build."""
+def _beside(df: pl.DataFrame, changed: list[int]) -> set[int]:
+    """Positions of the rows open at some time within the span of the rows at ``changed``
+    (``_open_beside`` on the frame: the other rows are never read)."""
+    focus = df[changed].select("open_date", "resolution_date")
+    lo = None if focus["open_date"].null_count() else focus["open_date"].min()
+    hi = None if focus["resolution_date"].null_count() else focus["resolution_date"].max()
+    within = pl.lit(True)
+    if hi is not None:
+        within = within & (pl.col("open_date").is_null() | (pl.col("open_date") < hi))
+    if lo is not None:
+        within = within & (pl.col("resolution_date").is_null() | (pl.col("resolution_date") > lo))
+    return set(df.select(pl.arg_where(within)).to_series().to_list())
+
+
+def _remembered_pairs(df: pl.DataFrame, memo: RowMemo) -> tuple[list[Pair], list[dict]]:
+    """``_find_pairs`` over every row, with the pairs of the build before reused: whether A's
+    answer shows in B's text while both are open depends on the two rows alone, so the pairs
+    of two questions that reach this step exactly as they did then are looked up (their
+    mentions found again, for the evidence) and only pairs with a new or changed question are
+    searched, among the questions open beside it. Every row's hosts are remembered for the next
+    build. Returns the pairs and the rows it read (the others are never read as rows)."""
     keys = row_keys(df)  # every column: a pair is a function of its two rows
     at = {k: i for i, k in enumerate(keys)}
     hosts = [memo.get(CROSS_LEAK_STEP, k) for k in keys]  # None: not in the build before as it is
-    changed = {rows[i]["question_id"] for i, h in enumerate(hosts) if h is None}
-    pairs = _find_pairs(rows, among=changed) if changed else []
-    for a, known in enumerate(hosts):
-        for b in (at.get(k) for k in known or ()):
-            if b is None or hosts[b] is None:
-                continue  # gone, or changed: its pairs were searched above
-            found = _host_mentions(_field_docs(rows[b], VISIBLE_FIELDS), _needle_of(rows[a]))
-            if found:
-                pairs.append(Pair(rows[a]["question_id"], rows[b]["question_id"], rows[a]["answer"], tuple(found)))
-    position = {q["question_id"]: i for i, q in enumerate(rows)}
+    changed = [i for i, h in enumerate(hosts) if h is None]
+    known = [(a, b) for a, stored in enumerate(hosts) for b in (at.get(k) for k in stored or ())
+             if b is not None and hosts[b] is not None]  # a gone or changed host: searched below
+    wanted = (_beside(df, changed) if changed else set()) | set(changed) | {i for pair in known for i in pair}
+    read = df.with_row_index("_at").filter(pl.col("_at").is_in(sorted(wanted)))
+    rows_at = {q.pop("_at"): q for q in read.iter_rows(named=True)}
+    rows = [rows_at[i] for i in sorted(rows_at)]
+    pairs = _find_pairs(rows, among={rows_at[i]["question_id"] for i in changed}) if changed else []
+    for a, b in known:
+        found = _host_mentions(_field_docs(rows_at[b], VISIBLE_FIELDS), _needle_of(rows_at[a]))
+        if found:
+            pairs.append(Pair(rows_at[a]["question_id"], rows_at[b]["question_id"], rows_at[a]["answer"], tuple(found)))
+    position = {q["question_id"]: i for i, q in rows_at.items()}
     pairs.sort(key=lambda p: (position[p.leaker], position[p.host]))  # the order a full search gives
-    hosts_of: dict[str, list[int]] = defaultdict(list)
+    hosts_of: dict[int, list[int]] = defaultdict(list)
     for p in pairs:
-        hosts_of[p.leaker].append(keys[position[p.host]])
-    for q, key, known in zip(rows, keys, hosts):
-        found = hosts_of.get(q["question_id"], [])
-        if known is not None and found == known:
+        hosts_of[position[p.leaker]].append(keys[position[p.host]])
+    for i, (key, stored) in enumerate(zip(keys, hosts)):
+        found = hosts_of.get(i, [])
+        if stored is not None and found == stored:
             memo.keep(CROSS_LEAK_STEP, key)  # as stored: nothing to encode
         else:
             memo.put(CROSS_LEAK_STEP, key, found)
-    return pairs
+    return pairs, rows
 
 
 def cross_leaks(questions: pl.DataFrame, stage: str = "cross_leak", memo: RowMemo | None = None) -> StepResult:
     """Drop the fewest questions (greedily) so that no question's answer (or alias) shows in
     the visible text of another question open at the same time; every pair is evidence.
     ``memo``: the pairs of the build before, by row (see ``_remembered_pairs``)."""
-    df, rows = _rows(questions)
+    if memo is None:
+        df, rows = _rows(questions)
+        pairs = _find_pairs(rows)
+    else:
+        df = _frame(questions)
+        pairs, rows = _remembered_pairs(df, memo)
     by_id = {q["question_id"]: q for q in rows}
-    pairs = _find_pairs(rows) if memo is None else _remembered_pairs(df, rows, memo)
     result = StepResult(df)
     for p in pairs:
         result.evidence.append(Evidence(
