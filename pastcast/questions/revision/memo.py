@@ -33,9 +33,11 @@ from pastcast.questions.steps import EVIDENCE_FIELDS, Evidence, drop_records, ev
 from pastcast.schemas import ARTICLES, DROPS, QUESTION_EVIDENCE, QUESTIONS, columns_frame, scan_parts
 from pastcast.search.index import INDEX_FORMAT, ArticleIndex
 
-MEMO_FORMAT = 2  # 2: keys are row hashes
-MEMO_COLUMNS = {"_key": pl.String, "_kept": pl.Boolean, "_evidence": pl.String, "_drops": pl.String}
-# evidence is stored as JSON objects of EVIDENCE_FIELDS, drops of the DROPS columns
+MEMO_FORMAT = 3  # 2: keys are row hashes; 3: drops and evidence stored as nested columns, not JSON
+# the records as Parquet lists of structs: a nightly build reads a year of them without decoding text
+MEMO_COLUMNS = {"_key": pl.String, "_kept": pl.Boolean,
+                "_evidence": pl.List(pl.Struct({c: QUESTION_EVIDENCE[c] for c in EVIDENCE_FIELDS})),
+                "_drops": pl.List(pl.Struct(dict(DROPS)))}
 
 
 def _by_id(records: list, field: str) -> dict[str, list]:
@@ -46,12 +48,17 @@ def _by_id(records: list, field: str) -> dict[str, list]:
 
 
 def _table(entries: pl.DataFrame, column: str, schema: dict) -> pl.DataFrame:
-    """The JSON lists of records in ``column`` as one frame of ``schema`` (the records' own
-    fields), decoded by polars in one pass, in the entries' order."""
+    """The records of ``column`` (lists of structs) as one frame of ``schema``, in the
+    entries' order."""
     if entries.is_empty():
         return pl.DataFrame(schema=schema)
-    return (entries.select(pl.col(column).str.json_decode(pl.List(pl.Struct(schema))).alias("_r"))
-            .explode("_r").drop_nulls("_r").unnest("_r").select(list(schema)).cast(schema))
+    return (entries.select(pl.col(column)).explode(column).drop_nulls(column).unnest(column)
+            .select(list(schema)).cast(schema))
+
+
+def _plain(record) -> dict:
+    """A record's fields, tuples as lists (what a list column takes)."""
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in fields_of(record).items()}
 
 
 class RevisionMemo:
@@ -96,8 +103,8 @@ class RevisionMemo:
             table = pl.read_parquet(self.path)
         except (OSError, ValueError, pl.exceptions.PolarsError):
             return self._empty()  # no memo, or one cut short: everything is searched again
-        if set(MEMO_COLUMNS) - set(table.columns) or set(QUESTIONS) - set(table.columns):
-            return self._empty()
+        if any(table.schema.get(c) != t for c, t in MEMO_COLUMNS.items()) or set(QUESTIONS) - set(table.columns):
+            return self._empty()  # another format: every row is searched again, once
         self._searched = dict(record.get("parts") or {})
         return table.select(*QUESTIONS, *MEMO_COLUMNS).unique("_key", keep="first")
 
@@ -162,8 +169,7 @@ class RevisionMemo:
     def remember(self, key: str, outcome: dict, kept: bool, evidence: list[Evidence], drops: list[Drop]) -> None:
         """The outcome of the row of ``key`` (as it entered the step) for the next build."""
         self._now.append({**outcome, "_key": key, "_kept": kept,
-                          "_evidence": json.dumps([fields_of(e) for e in evidence], default=str),
-                          "_drops": json.dumps([fields_of(d) for d in drops])})
+                          "_evidence": [_plain(e) for e in evidence], "_drops": [_plain(d) for d in drops]})
 
     def keep(self, keys: list[str]) -> None:
         """The earlier entries of these keys stand as stored, for the next build too."""
