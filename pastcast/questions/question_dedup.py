@@ -40,7 +40,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter, defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from datetime import date
 
@@ -196,8 +196,8 @@ def _blocks(q: dict, t: _Title, weak: bool, common: set[str]) -> set[tuple]:
     return keys
 
 
-def _first_duplicate(i: int, rows: list[dict], blocks: set[tuple], members: dict[tuple, list[int]],
-                     features: _Features, priority: list[tuple], config: QuestionDedupConfig
+def _first_duplicate(i: int, rows: Mapping[int, dict], blocks: set[tuple], members: dict[tuple, list[int]],
+                     features: _Features, rank: list[int], config: QuestionDedupConfig
                      ) -> tuple[int, tuple[float, float]] | None:
     """The first kept question (in priority order) sharing a block with question ``i`` that
     it duplicates, with the title scores; None when there is none."""
@@ -208,7 +208,7 @@ def _first_duplicate(i: int, rows: list[dict], blocks: set[tuple], members: dict
         {k for b in blocks for k in members.get(b, ())
          if features.weak(k) == weak and not (due and rows[k]["resolution_date"] and abs(
              (due - rows[k]["resolution_date"]).days) > config.max_days_apart)},
-        key=priority.__getitem__)
+        key=rank.__getitem__)  # the question's place in priority order
     for k in candidates:
         if not _same_answer(rows[k], q, features.forms(k), features.forms(i)):
             continue
@@ -216,12 +216,6 @@ def _first_duplicate(i: int, rows: list[dict], blocks: set[tuple], members: dict
         if scores:
             return k, scores
     return None
-
-
-def _priority(q: dict) -> tuple:
-    far = date.max
-    return (q["open_date"] or far, q["resolution_date"] or far,
-            _KIND_RANK.get(q.get("source_kind") or "", 2), q["question_id"])
 
 
 def _union(first: list, *more: list, key=lambda x: x) -> list:
@@ -255,7 +249,7 @@ class _Features:
     """Each question's parsed title, weak flag, answer forms and blocks, worked out when first
     asked for (a replayed build asks for few of the old questions')."""
 
-    def __init__(self, rows: list[dict], common: set[str], titles: Callable[[int], _Title]):
+    def __init__(self, rows: Mapping[int, dict], common: set[str], titles: Callable[[int], _Title]):
         self.rows, self.common, self._titles = rows, common, titles
         self._weak: dict[int, bool] = {}
         self._forms: dict[int, set[str]] = {}
@@ -292,8 +286,9 @@ def _common_words(df: pl.DataFrame) -> set[str]:
 
 
 def _priority_order(df: pl.DataFrame) -> list[int]:
-    """Positions of the questions in priority order (``_priority``: earliest open, then
-    resolution, market before news, smaller id), sorted by polars."""
+    """Positions of the questions in priority order: the earliest open date, then resolution
+    date (a missing one last), a market question before a news one (another kind last), then
+    the smaller id."""
     far = date.max
     return (df.select(pl.col("open_date").fill_null(far), pl.col("resolution_date").fill_null(far),
                       pl.col("source_kind").replace_strict(_KIND_RANK, default=2, return_dtype=pl.Int8),

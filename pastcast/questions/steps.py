@@ -53,8 +53,8 @@ class StepResult:
     kept: pl.DataFrame  # the QUESTIONS schema
     drops: list[Drop] = field(default_factory=list)
     evidence: list[Evidence] = field(default_factory=list)
-    # when set, the step's whole drops (evidence) as a frame, the records above included: what a
-    # step hands back when most of its records were stored by the build before
+    # when set, the step's whole drops (evidence) as a frame: the records above are then only
+    # those worked out in this run, the rest were stored by the build before (read the frames)
     drop_table: pl.DataFrame | None = None
     evidence_table: pl.DataFrame | None = None
 
