@@ -54,19 +54,18 @@ def _read(folder: Path, table: str, columns: list[str] | None = None) -> pl.Data
     return read_table(folder, table, columns)
 
 
-def _unproved_parts(folder: Path, table: str) -> list[Path] | None:
-    """The table's parts the published parent did not prove (None: the table is not split into
-    parts, so it is checked whole)."""
-    info = read_manifest(folder)["tables"].get(table) or {}
+def _unproved_parts(folder: Path, table: str, manifest: dict, proved: frozenset[str]) -> list[Path] | None:
+    """The table's parts not in ``proved`` (what the published parent proved); None when the
+    table is not split into parts, so it is checked whole."""
+    info = manifest["tables"].get(table) or {}
     if "parts" not in info:
         return None
-    proved = proved_by_parent(folder)
     return [folder.parent / p["path"] for p in info["parts"] if p["path"] not in proved]
 
 
 def _checked(folder: Path, table: str, full: bool) -> pl.LazyFrame:
     """The table, or (``full=False``) only its parts not proved by the published parent."""
-    files = None if full else _unproved_parts(folder, table)
+    files = None if full else _unproved_parts(folder, table, read_manifest(folder), proved_by_parent(folder))
     if files is None:
         return scan_table(folder, table)
     return scan_parts(files, TABLES[table]) if files else pl.LazyFrame(schema=dict(TABLES[table]))
@@ -173,9 +172,8 @@ def ids_are_unique(folder: Path, full: bool = True) -> CheckOutcome:
     proved = frozenset() if full else proved_by_parent(folder)
     for table, column in ID_COLUMNS.items():
         ids = scan_table(folder, table, manifest).select(column)
-        info = manifest["tables"].get(table) or {}
-        if proved and "parts" in info:
-            new = [folder.parent / p["path"] for p in info["parts"] if p["path"] not in proved]
+        new = _unproved_parts(folder, table, manifest, proved) if proved else None
+        if new is not None:
             if not new:
                 continue
             fresh = scan_parts(new, TABLES[table]).select(column).collect().get_column(column)

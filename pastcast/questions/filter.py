@@ -44,9 +44,8 @@ from pastcast.questions.steps import Evidence, StepResult, drop_records, evidenc
 from pastcast.questions.quality import quality_flags
 from pastcast.questions.templates import TemplateCapConfig, template_steps
 from pastcast.questions.validate import ValidateConfig, validate
-from pastcast.schemas import QUESTION_EVIDENCE, QUESTIONS, complete
+from pastcast.schemas import QUESTIONS, complete
 
-EVIDENCE = QUESTION_EVIDENCE
 FILTER_DROPS = {"question_id": pl.String, "stage": pl.String, "reason": pl.String, "detail": pl.String}
 
 

@@ -43,6 +43,14 @@ def evidence_records(table: pl.DataFrame) -> list[Evidence]:
             for row in table.select(EVIDENCE_FIELDS).iter_rows()]
 
 
+def by_question(records: list) -> dict[str, list]:
+    """Drops (by ``item_id``) or evidence records (by ``question_id``) grouped by question."""
+    out: dict[str, list] = {}
+    for r in records:
+        out.setdefault(r.item_id if isinstance(r, Drop) else r.question_id, []).append(r)
+    return out
+
+
 def drop_records(table: pl.DataFrame) -> list[Drop]:
     """The rows of a DROPS frame as records."""
     return [Drop(*row) for row in table.select([f.name for f in fields(Drop)]).iter_rows()]

@@ -29,22 +29,14 @@ import polars as pl
 from pastcast.drops import Drop, fields_of
 from pastcast.io import sha256_file, write_json, write_parquet
 from pastcast.questions.row_memo import row_keys
-from pastcast.questions.steps import EVIDENCE_FIELDS, Evidence, drop_records, evidence_records
+from pastcast.questions.steps import Evidence, by_question, drop_records, evidence_records
 from pastcast.schemas import ARTICLES, DROPS, QUESTION_EVIDENCE, QUESTIONS, columns_frame, scan_parts
 from pastcast.search.index import INDEX_FORMAT, ArticleIndex
 
 MEMO_FORMAT = 3  # 2: keys are row hashes; 3: drops and evidence stored as nested columns, not JSON
 # the records as Parquet lists of structs: a nightly build reads a year of them without decoding text
-MEMO_COLUMNS = {"_key": pl.String, "_kept": pl.Boolean,
-                "_evidence": pl.List(pl.Struct({c: QUESTION_EVIDENCE[c] for c in EVIDENCE_FIELDS})),
-                "_drops": pl.List(pl.Struct(dict(DROPS)))}
-
-
-def _by_id(records: list, field: str) -> dict[str, list]:
-    out: dict[str, list] = {}
-    for r in records:
-        out.setdefault(getattr(r, field), []).append(r)
-    return out
+MEMO_COLUMNS = {"_key": pl.String, "_kept": pl.Boolean, "_evidence": pl.List(pl.Struct(QUESTION_EVIDENCE)),
+                "_drops": pl.List(pl.Struct(DROPS))}
 
 
 def _table(entries: pl.DataFrame, column: str, schema: dict) -> pl.DataFrame:
@@ -129,23 +121,23 @@ class RevisionMemo:
 
     @staticmethod
     def evidence_table(entries: pl.DataFrame) -> pl.DataFrame:
-        """The stored evidence of these entries as one QUESTION_EVIDENCE frame (decoded in one pass)."""
-        return _table(entries, "_evidence", {c: QUESTION_EVIDENCE[c] for c in EVIDENCE_FIELDS})
+        """The stored evidence of these entries as one QUESTION_EVIDENCE frame."""
+        return _table(entries, "_evidence", QUESTION_EVIDENCE)
 
     @staticmethod
     def drops_table(entries: pl.DataFrame) -> pl.DataFrame:
-        """The stored drops of these entries as one DROPS frame (decoded in one pass)."""
-        return _table(entries, "_drops", dict(DROPS))
+        """The stored drops of these entries as one DROPS frame."""
+        return _table(entries, "_drops", DROPS)
 
     @classmethod
     def evidence(cls, entries: pl.DataFrame) -> dict[str, list[Evidence]]:
         """The stored evidence of these entries as records, by question id."""
-        return _by_id(evidence_records(cls.evidence_table(entries)), "question_id")
+        return by_question(evidence_records(cls.evidence_table(entries)))
 
     @classmethod
     def drops(cls, entries: pl.DataFrame) -> dict[str, list[Drop]]:
         """The stored drops of these entries as records, by question id."""
-        return _by_id(drop_records(cls.drops_table(entries)), "item_id")
+        return by_question(drop_records(cls.drops_table(entries)))
 
     def new_articles_index(self, files: list[Path]) -> ArticleIndex:
         """A date-gated index of these parts' articles alone (built once a run)."""

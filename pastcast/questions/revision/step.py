@@ -16,7 +16,7 @@ from pastcast.drops import drops_frame
 from pastcast.questions.revision.judge import ArticleRef, Judge, JudgeItem, _judge_all, decided_by
 from pastcast.questions.revision.lexical import LEXICAL, _Rule, article_sentences
 from pastcast.questions.revision.memo import RevisionMemo
-from pastcast.questions.steps import Evidence, StepResult, evidence_frame
+from pastcast.questions.steps import Evidence, StepResult, by_question, evidence_frame
 from pastcast.schemas import columns_frame
 from pastcast.search.index import ArticleIndex, Hit
 from pastcast.search.keywords import keywords
@@ -152,13 +152,7 @@ def revise_resolution_dates(questions: pl.DataFrame, index: ArticleIndex | None,
 def _by_question(result: RevisionResult) -> tuple[dict, dict, dict]:
     """A result's kept rows, drops and evidence by question id."""
     kept = {q["question_id"]: q for q in result.kept.to_dicts()}
-    drops: dict[str, list] = {}
-    for d in result.drops:
-        drops.setdefault(d.item_id, []).append(d)
-    evidence: dict[str, list] = {}
-    for e in result.evidence:
-        evidence.setdefault(e.question_id, []).append(e)
-    return kept, drops, evidence
+    return kept, by_question(result.drops), by_question(result.evidence)
 
 
 def _revise_remembering(questions: pl.DataFrame, index: ArticleIndex, articles: pl.DataFrame,
