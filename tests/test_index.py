@@ -171,6 +171,42 @@ def test_equally_scored_articles_are_cut_and_ordered_by_id_whatever_the_index_la
         assert len({h.score for h in hits}) == 1
 
 
+class _CountingSearcher:
+    """A real searcher that counts the stored documents fetched through it."""
+
+    def __init__(self, searcher):
+        self._searcher, self.fetched = searcher, 0
+
+    def __getattr__(self, name):
+        return getattr(self._searcher, name)
+
+    def doc(self, address):
+        self.fetched += 1
+        return self._searcher.doc(address)
+
+
+@pytest.mark.parametrize("id_format", ["{:016x}", "story-0000{:04d}", "{:03d}é"])
+def test_a_tie_among_hundreds_fetches_only_the_documents_it_returns(tmp_path, id_format):
+    """Equally scored documents are cut in id order from the index's fast field, fetching only
+    the k returned; ids sharing their first 8 bytes (the second format) are ordered by fetching
+    those at the cut, and the result is the same either way and in either index layout."""
+    n, k = 400, 7
+    ids = [id_format.format(i * 7919 % 100_003) for i in range(n)]
+    random.Random(3).shuffle(ids)
+    same = pl.DataFrame({"article_id": ids, "title": ["Harbour strike"] * n, "text": ["Dockers strike at the harbour."] * n,
+                         "published_at": [datetime(2026, 1, 1, tzinfo=timezone.utc)] * n},
+                        schema={"article_id": pl.String, "title": pl.String, "text": pl.String,
+                                "published_at": pl.Datetime("us", "UTC")})
+    for name, rows in (("a", same), ("b", same.reverse())):
+        index = ArticleIndex.build(rows, tmp_path / name)
+        searcher = _CountingSearcher(index._index.searcher())
+        query = index._gated_query(query_terms("harbour strike"), date(2026, 1, 2))
+        top = index_mod._top(searcher, query, k)
+        assert [d[2].get_first("article_id") for d in top] == sorted(ids)[:k]
+        shared_prefix = len({i.encode()[:8] for i in ids}) < n
+        assert searcher.fetched == k if not shared_prefix else k < searcher.fetched <= n
+
+
 def _day_part(frame: pl.DataFrame, folder, key: str):
     from pastcast.io import sha256_file
     from pastcast.store import Part

@@ -82,3 +82,38 @@ def test_a_changed_row_or_setting_is_worked_out_again_and_a_damaged_memo_is_igno
     memo = RowMemo(path)
     assert outcome(validate(CANDIDATES, config, memo)) == outcome(validate(CANDIDATES, config))
     assert memo.reused == 0
+
+
+def test_bulk_and_point_lookups_agree_and_a_build_keeps_exactly_what_it_used(tmp_path):
+    """Many keys go through joins, a few through a dict: the same values either way, and the
+    next build holds what this one looked up, kept or put (a put over a kept row wins), and
+    nothing else."""
+    path = tmp_path / "rows.parquet"
+    keys = [(i * 2_654_435_761) % 2**64 for i in range(1, 301)]  # spread over the whole u64 range
+    first = RowMemo(path)
+    assert first.outcomes("rule", keys, lambda i: {"at": i, "flags": ["x"] * (i % 3)}) == [
+        {"at": i, "flags": ["x"] * (i % 3)} for i in range(300)]
+    for i, key in enumerate(keys[:100]):
+        first.put("pairs", key, [i, i + 1])
+    first.save()
+
+    second = RowMemo(path)
+    bulk = second.outcomes("rule", keys[:250] + [7], lambda i: "computed")
+    assert bulk[:250] == [{"at": i, "flags": ["x"] * (i % 3)} for i in range(250)] and bulk[250] == "computed"
+    assert second.reused == 250 and second.computed == 1
+    few = RowMemo(path)
+    assert few.outcomes("rule", keys[:5], lambda i: "computed") == bulk[:5]  # the dict path
+    assert second.get_all("pairs", keys[:150]) == [[i, i + 1] for i in range(100)] + [None] * 50
+    assert [second.get("pairs", k) for k in keys[98:102]] == [[98, 99], [99, 100], None, None]
+    assert second.has_all("pairs", keys[95:105]) == [True] * 5 + [False] * 5
+    assert second.has_all("absent step", keys[:3]) == [False] * 3
+    second.keep_all("pairs", keys[:60])
+    second.put("pairs", keys[0], ["changed"])  # wins over the kept row
+    second.save()
+
+    third = RowMemo(path)
+    assert third.get_all("rule", keys) == [{"at": i, "flags": ["x"] * (i % 3)} for i in range(250)] + [None] * 50
+    assert third.get("rule", 7) == "computed"
+    assert third.get_all("pairs", keys[:61]) == [["changed"]] + [[i, i + 1] for i in range(1, 60)] + [None]
+    got = pl.read_parquet(path)
+    assert got.height == got.select("step", "key").unique().height == 251 + 60

@@ -435,7 +435,7 @@ def _remembered_pairs(df: pl.DataFrame, memo: RowMemo) -> tuple[list[Pair], list
     build. Returns the pairs and the rows it read (the others are never read as rows)."""
     keys = row_keys(df)  # every column: a pair is a function of its two rows
     at = {k: i for i, k in enumerate(keys)}
-    hosts = [memo.get(CROSS_LEAK_STEP, k) for k in keys]  # None: not in the build before as it is
+    hosts = memo.get_all(CROSS_LEAK_STEP, keys)  # None: not in the build before as it is
     changed = [i for i, h in enumerate(hosts) if h is None]
     known = [(a, b) for a, stored in enumerate(hosts) for b in (at.get(k) for k in stored or ())
              if b is not None and hosts[b] is not None]  # a gone or changed host: searched below
@@ -453,12 +453,14 @@ def _remembered_pairs(df: pl.DataFrame, memo: RowMemo) -> tuple[list[Pair], list
     hosts_of: dict[int, list[int]] = defaultdict(list)
     for p in pairs:
         hosts_of[position[p.leaker]].append(keys[position[p.host]])
+    unchanged = []
     for i, (key, stored) in enumerate(zip(keys, hosts)):
         found = hosts_of.get(i, [])
         if stored is not None and found == stored:
-            memo.keep(CROSS_LEAK_STEP, key)  # as stored: nothing to encode
+            unchanged.append(key)  # kept as stored: nothing to encode
         else:
             memo.put(CROSS_LEAK_STEP, key, found)
+    memo.keep_all(CROSS_LEAK_STEP, unchanged)
     return pairs, rows
 
 

@@ -96,10 +96,11 @@ def quality_flags(questions: pl.DataFrame, memo: RowMemo | None = None) -> pl.Da
     """The ``question_quality`` table: one row per flag of each question. ``memo``: the flags
     of the build before, by the columns the rules read."""
     shown = questions.select("question_id", *FLAGGED_COLUMNS)
-    rows = shown.rows(named=True)
-    found = outcomes_of(memo, "quality", shown, FLAGGED_COLUMNS, lambda i: question_flags(rows[i]))
-    out = [{"question_id": q["question_id"], "flag": flag, "detail": detail}
-           for q, flags in zip(rows, found) for flag, detail in flags]
+    rows = shown.rows(named=True) if memo is None else None  # with a memo, only new rows are read
+    found = outcomes_of(memo, "quality", shown, FLAGGED_COLUMNS,
+                        lambda i: question_flags(rows[i] if rows is not None else shown.row(i, named=True)))
+    out = [{"question_id": qid, "flag": flag, "detail": detail}
+           for qid, flags in zip(shown["question_id"].to_list(), found) for flag, detail in flags]
     return pl.DataFrame(out, schema=QUALITY) if out else pl.DataFrame(schema=QUALITY)
 
 

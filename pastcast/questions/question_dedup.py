@@ -327,8 +327,9 @@ def _replay(memo: RowMemo, step: str, keys: list[int], order: list[int], common:
     state = memo.get(f"{step}:state", 0)
     if not state or state["common"] != sorted(common) or len(set(keys)) != len(keys):
         return None
-    kinds = [_KEPT if memo.has(f"{step}:{_KEPT}", keys[i]) else _MERGED if memo.has(f"{step}:{_MERGED}", keys[i])
-             else None for i in order]
+    in_order = [keys[i] for i in order]
+    kinds = [_KEPT if kept else _MERGED if merged else None for kept, merged in
+             zip(memo.has_all(f"{step}:{_KEPT}", in_order), memo.has_all(f"{step}:{_MERGED}", in_order))]
     n_old = next((r for r, kind in enumerate(kinds) if kind is None), len(kinds))
     if n_old != state["rows"] or any(kind is not None for kind in kinds[n_old:]):
         return None
@@ -422,8 +423,8 @@ def merge_duplicates(questions: pl.DataFrame, config: QuestionDedupConfig = Ques
                     f"content Jaccard {jaccard:.2f}; opens {q['open_date']} vs {p['open_date']}, "
                     f"resolves {q['resolution_date']} vs {p['resolution_date']}{later}")))
     if memo is not None:
-        for i, kind in stored.items():
-            memo.keep(f"{step}:{kind}", keys[i])
+        for kind in (_KEPT, _MERGED):
+            memo.keep_all(f"{step}:{kind}", [keys[i] for i, k in stored.items() if k == kind])
         for i, (kind, entry) in outcome.items():
             memo.put(f"{step}:{kind}", keys[i], entry)
         memo.put(f"{step}:state", 0, {"rows": len(keys), "common": sorted(common)})

@@ -49,13 +49,27 @@ def row_keys(frame: pl.DataFrame, columns: Sequence[str] | None = None) -> list[
     return frame.select(row_hash(columns)).to_series().to_list()
 
 
+_POINT_LOOKUPS = 32  # fewer keys than this are looked up in a dict, more by a join
+
+
+def _encoded(value) -> str:
+    return json.dumps(value, default=str, ensure_ascii=False)
+
+
 class RowMemo:
-    """Per-row outcomes of the last build (``path``), and the ones of this build to keep."""
+    """Per-row outcomes of the last build (``path``), and the ones of this build to keep.
+
+    Held as columns, one frame a step: a nightly build looks up, keeps and writes back a year
+    of rows with joins, and decodes only the values a step asks for."""
 
     def __init__(self, path: str | Path, forget: bool = False):
         self.path = Path(path)
-        self._earlier: dict[tuple[str, int], str] = {} if forget else self._load()
-        self._now: dict[tuple[str, int], str] = {}
+        table = pl.DataFrame(schema=_COLUMNS) if forget else self._load()
+        self._earlier: dict[str, pl.DataFrame] = {
+            step: part.select("key", "outcome") for (step,), part in table.partition_by("step", as_dict=True).items()}
+        self._points: dict[str, dict[int, str]] = {}  # step -> key -> stored text, for point lookups
+        self._kept: list[pl.DataFrame] = []  # earlier rows kept as stored, in bulk
+        self._now: dict[tuple[str, int], str] = {}  # rows put, worked out or kept one by one
         self._values: dict[str, object] = {}  # stored text -> its value (see _decoded)
         self.reused = 0
         self.computed = 0
@@ -65,38 +79,63 @@ class RowMemo:
     def _record(self) -> Path:
         return self.path.with_name(self.path.name + ".json")
 
-    def _load(self) -> dict[tuple[str, int], str]:
+    def _load(self) -> pl.DataFrame:
+        empty = pl.DataFrame(schema=_COLUMNS)
         try:
             record = json.loads(self._record.read_text())
             if record.get("scheme") != _scheme():
-                return {}
+                return empty
             if record.get("sha256") != sha256_file(self.path):
-                return {}  # the table and its record are of different builds
+                return empty  # the table and its record are of different builds
             table = pl.read_parquet(self.path)
         except (OSError, ValueError, pl.exceptions.PolarsError):
-            return {}  # none yet, or cut short: every row is worked out again
-        return dict(zip(zip(table["step"].to_list(), table["key"].to_list()), table["outcome"].to_list()))
+            return empty  # none yet, or cut short: every row is worked out again
+        if dict(table.schema) != _COLUMNS:
+            return empty
+        return table.unique(["step", "key"], keep="last")  # a key is looked up by joins: one row each
+
+    def _point(self, step: str) -> dict[int, str]:
+        if step not in self._points:
+            earlier = self._earlier.get(step)
+            self._points[step] = {} if earlier is None else dict(zip(earlier["key"].to_list(),
+                                                                     earlier["outcome"].to_list()))
+        return self._points[step]
+
+    def _stored(self, step: str, keys: list[int]) -> list[str | None]:
+        """The stored text of each key under ``step`` (None: not stored)."""
+        earlier = self._earlier.get(step)
+        if earlier is None or not keys:
+            return [None] * len(keys)
+        if len(keys) < _POINT_LOOKUPS:
+            point = self._point(step)
+            return [point.get(k) for k in keys]
+        return (pl.DataFrame({"key": keys}, schema={"key": pl.UInt64})
+                .join(earlier, on="key", how="left", maintain_order="left")["outcome"].to_list())
 
     def outcomes(self, step: str, keys: list[int], compute: Callable[[int], object]) -> list:
         """The outcome of each row (by its key): remembered, or ``compute(position)`` (JSON-able)."""
-        out = []
-        for i, key in enumerate(keys):
-            stored = self._earlier.get((step, key))
+        out, found = [], []
+        for i, (key, stored) in enumerate(zip(keys, self._stored(step, keys))):
             if stored is None:
                 value = compute(i)
-                self._now[(step, key)] = json.dumps(value, default=str, ensure_ascii=False)
+                self._now[(step, key)] = _encoded(value)
                 self.computed += 1
             else:
                 value = self._decoded(stored)
-                self._now[(step, key)] = stored
+                found.append(key)
                 self.reused += 1
             out.append(value)
+        self.keep_all(step, found)
         return out
 
     def get(self, step: str, key: int):
         """The last build's value under (``step``, ``key``), or None; looking it up does not keep it."""
-        stored = self._earlier.get((step, key))
+        stored = self._point(step).get(key)
         return None if stored is None else self._decoded(stored)
+
+    def get_all(self, step: str, keys: list[int]) -> list:
+        """``get`` for each key, by one join."""
+        return [None if stored is None else self._decoded(stored) for stored in self._stored(step, keys)]
 
     def _decoded(self, stored: str):
         """``json.loads(stored)``, decoded once per distinct text: most rows share a handful of
@@ -116,20 +155,41 @@ class RowMemo:
 
     def has(self, step: str, key: int) -> bool:
         """Whether the last build stored a value under (``step``, ``key``) (nothing decoded)."""
-        return (step, key) in self._earlier
+        return key in self._point(step)
+
+    def has_all(self, step: str, keys: list[int]) -> list[bool]:
+        """``has`` for each key, by one lookup."""
+        earlier = self._earlier.get(step)
+        if earlier is None:
+            return [False] * len(keys)
+        return pl.Series(keys, dtype=pl.UInt64).is_in(earlier["key"].implode()).to_list()
 
     def keep(self, step: str, key: int) -> None:
         """The last build's value under (``step``, ``key``) kept as stored, for the next build."""
-        self._now[(step, key)] = self._earlier[(step, key)]
+        self._now[(step, key)] = self._point(step)[key]
+
+    def keep_all(self, step: str, keys: list[int]) -> None:
+        """``keep`` for each of these keys (each stored under ``step``), by one join."""
+        earlier = self._earlier.get(step)
+        if earlier is None or not keys:
+            return
+        if len(keys) < _POINT_LOOKUPS:
+            for key in keys:
+                self.keep(step, key)
+            return
+        wanted = pl.DataFrame({"key": keys}, schema={"key": pl.UInt64})
+        self._kept.append(earlier.join(wanted, on="key", how="semi").select(pl.lit(step).alias("step"), "key", "outcome"))
 
     def put(self, step: str, key: int, value) -> None:
         """A value (JSON-able) for the next build."""
-        self._now[(step, key)] = json.dumps(value, default=str, ensure_ascii=False)
+        self._now[(step, key)] = _encoded(value)
 
     def save(self) -> None:
         steps_keys = list(self._now)
-        table = pl.DataFrame({"step": [s for s, _ in steps_keys], "key": [k for _, k in steps_keys],
-                              "outcome": list(self._now.values())}, schema=_COLUMNS)
+        now = pl.DataFrame({"step": [s for s, _ in steps_keys], "key": [k for _, k in steps_keys],
+                            "outcome": list(self._now.values())}, schema=_COLUMNS)
+        # a row put this build wins over the same row kept in bulk
+        table = pl.concat([*self._kept, now]).unique(["step", "key"], keep="last")
         write_parquet(table, self.path)
         write_json({"scheme": _scheme(), "sha256": sha256_file(self.path)}, self._record)
 

@@ -68,7 +68,7 @@ class ValidateConfig:
 
 def problem(q: dict, config: ValidateConfig = ValidateConfig()) -> tuple[str, str] | None:
     """(reason, detail) of the first rule ``q`` breaks, or None."""
-    return _first(*_row_problems(q, config), q, config)
+    return _first(*_row_problems(q, config), q.get("resolution_date"), config)
 
 
 def _row_problems(q: dict, config: ValidateConfig) -> tuple[tuple[str, str] | None, tuple[str, str] | None]:
@@ -104,11 +104,10 @@ def _row_problems(q: dict, config: ValidateConfig) -> tuple[tuple[str, str] | No
     return None, None
 
 
-def _first(before, after, q: dict, config: ValidateConfig) -> tuple[str, str] | None:
+def _first(before, after, resolves: date | None, config: ValidateConfig) -> tuple[str, str] | None:
     """The rules in order: those before the window, the window, those after it."""
     if before:
         return tuple(before)
-    resolves = q["resolution_date"]
     if (config.window_start and resolves < config.window_start) or (config.window_end and resolves > config.window_end):
         return "outside_window", f"resolves {resolves}, window {config.window_start}..{config.window_end}"
     return tuple(after) if after else None
@@ -129,15 +128,17 @@ def validate(questions: pl.DataFrame, config: ValidateConfig = ValidateConfig(),
     questions = _canonical_answer_types(questions)
     settings = json.dumps({k: sorted(v) if isinstance(v, frozenset) else v for k, v in asdict(config).items()
                            if k not in ("window_start", "window_end")}, sort_keys=True)
-    rows = questions.select(RULE_COLUMNS).rows(named=True)
+    table = questions.select(RULE_COLUMNS)
+    rows = table.rows(named=True) if memo is None else None  # with a memo, only new rows are read
     found = outcomes_of(memo, f"{STAGE}:{settings}", questions, RULE_COLUMNS,
-                        lambda i: _row_problems(rows[i], config))
+                        lambda i: _row_problems(rows[i] if rows is not None else table.row(i, named=True), config))
     keep = []
-    for q, (before, after) in zip(rows, found):
-        failed = _first(before, after, q, config)
+    ids, resolves = table["question_id"].to_list(), table["resolution_date"].to_list()
+    for qid, resolution, (before, after) in zip(ids, resolves, found):
+        failed = _first(before, after, resolution, config)
         keep.append(failed is None)
         if failed:
-            result.drop(q["question_id"] or "", STAGE, *failed)
+            result.drop(qid or "", STAGE, *failed)
     result.kept = complete(questions.filter(pl.Series(keep, dtype=pl.Boolean)), QUESTIONS)
     return result
 

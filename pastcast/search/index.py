@@ -36,7 +36,7 @@ from pastcast.schemas import ARTICLES, TABLES, scan_parts
 from pastcast.store import scan_table, table_files
 from pastcast.search.visibility import not_archive
 
-INDEX_FORMAT = 2  # bump when the schema, analyzer or what is indexed changes; stale indexes get rebuilt
+INDEX_FORMAT = 3  # bump when the schema, analyzer or what is indexed changes; stale indexes get rebuilt
 META_FILE = "pastcast_index.json"
 TITLE_BOOST = 1.5  # a query term in the headline says more than one in the body
 MAX_QUERY_TERMS = 64
@@ -45,6 +45,7 @@ MAX_QUERY_TERMS = 64
 FREQUENT_SHARE = 0.2
 PRUNE_FROM_DOCS = 100_000
 SNIPPET_CHARS = 240
+ID_ORDER = "id_order"  # fast field: orders equally scored documents without fetching them
 _BATCH_ROWS = 20_000
 
 # Mirrors tantivy's built-in "en_stem" tokenizer used for title and text, so query terms
@@ -74,7 +75,14 @@ def _schema() -> tantivy.Schema:
     sb.add_text_field("title", stored=True, tokenizer_name="en_stem")
     sb.add_text_field("text", stored=True, tokenizer_name="en_stem")
     sb.add_date_field("published_at", stored=True, indexed=True, fast=True)
+    sb.add_unsigned_field(ID_ORDER, stored=False, indexed=False, fast=True)
     return sb.build()
+
+
+def _id_order(article_id: str) -> int:
+    """The first 8 bytes of the id's UTF-8 as a number: two ids that differ in those bytes
+    compare like their numbers (UTF-8 byte order is code-point order, so str order)."""
+    return int.from_bytes(article_id.encode("utf-8")[:8].ljust(8, b"\0"), "big")
 
 
 def end_of_day_exclusive(day: date) -> datetime:
@@ -108,7 +116,10 @@ def _batches(articles: pl.DataFrame | pl.LazyFrame) -> Iterator[pl.DataFrame]:
 def _top(searcher, query, k: int) -> list[tuple[float, object, object]]:
     """The ``k`` best (score, address, document), best first, equal scores in article-id order:
     which of several equally scored documents make the cut must not depend on how the index
-    was laid out (tantivy orders ties by segment and address, which differ between builds)."""
+    was laid out (tantivy orders ties by segment and address, which differ between builds).
+    Ties are ordered by the ``id_order`` fast field, read without fetching a document, so a
+    query that ties thousands of documents fetches only the ``k`` it returns (and any sharing
+    the ``k``-th's score and id prefix, ordered by their whole ids)."""
     limit = 2 * k
     while True:
         hits = searcher.search(query, limit=limit, count=False).hits
@@ -118,6 +129,11 @@ def _top(searcher, query, k: int) -> list[tuple[float, object, object]]:
     if len(hits) > k:
         boundary = hits[k - 1][0]
         hits = [h for h in hits if h[0] >= boundary]
+        orders = searcher.fast_field_values(ID_ORDER, [address for _, address in hits])
+        if None not in orders:
+            ranked = sorted(((-score, order), i) for i, ((score, _), order) in enumerate(zip(hits, orders)))
+            cut = ranked[k - 1][0]
+            hits = [hits[i] for key, i in ranked if key <= cut]
     docs = [(score, address, searcher.doc(address)) for score, address in hits]
     docs.sort(key=lambda d: (-d[0], d[2].get_first("article_id")))
     return docs[:k]
@@ -127,8 +143,10 @@ def _add(writer, articles: pl.DataFrame | pl.LazyFrame) -> int:
     n = 0
     for batch in _batches(articles):
         for aid, title, text, published in batch.iter_rows():
-            writer.add_document(tantivy.Document(article_id=aid, title=title or "", text=text or "",
-                                                 published_at=published.astimezone(timezone.utc)))
+            doc = tantivy.Document(article_id=aid, title=title or "", text=text or "",
+                                   published_at=published.astimezone(timezone.utc))
+            doc.add_unsigned(ID_ORDER, _id_order(aid))  # a keyword int would be typed i64
+            writer.add_document(doc)
             n += 1
     return n
 
