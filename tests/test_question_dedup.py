@@ -173,8 +173,8 @@ def test_a_nightly_build_replays_the_last_grouping_and_compares_only_its_new_que
     from pastcast.questions.row_memo import RowMemo
 
     read = []  # the positions a replay reads as rows
-    real_rows_at = question_dedup._rows_at
-    monkeypatch.setattr(question_dedup, "_rows_at", lambda df, at: read.append(len(at)) or real_rows_at(df, at))
+    real_rows_at = question_dedup.rows_at
+    monkeypatch.setattr(question_dedup, "rows_at", lambda df, at: read.append(len(at)) or real_rows_at(df, at))
 
     # enough questions that the answers' common words ("Holdings") stay the same as days are added
     rows, _ = synthetic_questions(1500, seed=11)

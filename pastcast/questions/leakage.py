@@ -42,7 +42,7 @@ from datetime import date
 import polars as pl
 
 from pastcast.questions.candidate_lists import list_items, outcome_about
-from pastcast.questions.row_memo import RowMemo, outcomes_of, row_keys
+from pastcast.questions.row_memo import RowMemo, outcomes_of, row_keys, row_reader, rows_at
 from pastcast.questions.steps import Evidence, StepResult
 from pastcast.schemas import QUESTIONS, complete
 from pastcast.text.mentions import (ACRONYM_MAX_LETTERS, ACRONYM_MIN_LETTERS, ACRONYMS,
@@ -151,12 +151,8 @@ def self_leaks(questions: pl.DataFrame, stage: str = "self_leak", memo: RowMemo 
     """Drop every question whose answer (or an alias) is mentioned in its own title, background
     or resolution criteria (reason ``answer_in_own_text``; options of its own candidate outcomes
     are not looked at, see the module doc). ``memo``: outcomes of the build before, by row."""
-    if memo is None:
-        df, rows = _rows(questions)
-        row = rows.__getitem__
-    else:  # most rows' outcomes are remembered: only the others and the leaks are read as rows
-        df = _frame(questions)
-        row = functools.partial(df.row, named=True)
+    df = _frame(questions)
+    row = row_reader(df, memo)  # with a memo, only the rows it lacks and the leaks are read as rows
     result = StepResult(df)
     dropped = set()
     found = outcomes_of(memo, "self_leak", df, SELF_LEAK_COLUMNS, lambda i: _self_leak_found(row(i)))
@@ -440,15 +436,14 @@ def _remembered_pairs(df: pl.DataFrame, memo: RowMemo) -> tuple[list[Pair], list
     known = [(a, b) for a, stored in enumerate(hosts) for b in (at.get(k) for k in stored or ())
              if b is not None and hosts[b] is not None]  # a gone or changed host: searched below
     wanted = (_beside(df, changed) if changed else set()) | set(changed) | {i for pair in known for i in pair}
-    read = df.with_row_index("_at").filter(pl.col("_at").is_in(sorted(wanted)))
-    rows_at = {q.pop("_at"): q for q in read.iter_rows(named=True)}
-    rows = [rows_at[i] for i in sorted(rows_at)]
-    pairs = _find_pairs(rows, among={rows_at[i]["question_id"] for i in changed}) if changed else []
+    read = rows_at(df, wanted)
+    rows = [read[i] for i in sorted(read)]
+    pairs = _find_pairs(rows, among={read[i]["question_id"] for i in changed}) if changed else []
     for a, b in known:
-        found = _host_mentions(_field_docs(rows_at[b], VISIBLE_FIELDS), _needle_of(rows_at[a]))
+        found = _host_mentions(_field_docs(read[b], VISIBLE_FIELDS), _needle_of(read[a]))
         if found:
-            pairs.append(Pair(rows_at[a]["question_id"], rows_at[b]["question_id"], rows_at[a]["answer"], tuple(found)))
-    position = {q["question_id"]: i for i, q in rows_at.items()}
+            pairs.append(Pair(read[a]["question_id"], read[b]["question_id"], read[a]["answer"], tuple(found)))
+    position = {q["question_id"]: i for i, q in read.items()}
     pairs.sort(key=lambda p: (position[p.leaker], position[p.host]))  # the order a full search gives
     hosts_of: dict[int, list[int]] = defaultdict(list)
     for p in pairs:

@@ -31,7 +31,7 @@ import re
 import polars as pl
 
 from pastcast.matching import PLACEHOLDERS, matches
-from pastcast.questions.row_memo import RowMemo, outcomes_of
+from pastcast.questions.row_memo import RowMemo, outcomes_of, row_reader
 from pastcast.text import normalise
 from pastcast.schemas import QUESTION_QUALITY as QUALITY
 from pastcast.text.vocabulary import BINARY_ANSWERS, MONTHS
@@ -96,9 +96,8 @@ def quality_flags(questions: pl.DataFrame, memo: RowMemo | None = None) -> pl.Da
     """The ``question_quality`` table: one row per flag of each question. ``memo``: the flags
     of the build before, by the columns the rules read."""
     shown = questions.select("question_id", *FLAGGED_COLUMNS)
-    rows = shown.rows(named=True) if memo is None else None  # with a memo, only new rows are read
-    found = outcomes_of(memo, "quality", shown, FLAGGED_COLUMNS,
-                        lambda i: question_flags(rows[i] if rows is not None else shown.row(i, named=True)))
+    row = row_reader(shown, memo)
+    found = outcomes_of(memo, "quality", shown, FLAGGED_COLUMNS, lambda i: question_flags(row(i)))
     out = [{"question_id": qid, "flag": flag, "detail": detail}
            for qid, flags in zip(shown["question_id"].to_list(), found) for flag, detail in flags]
     return pl.DataFrame(out, schema=QUALITY) if out else pl.DataFrame(schema=QUALITY)

@@ -50,7 +50,7 @@ from rapidfuzz.distance import Levenshtein
 
 from pastcast.matching import matches
 from pastcast.questions.leakage import _frame
-from pastcast.questions.row_memo import RowMemo, row_keys
+from pastcast.questions.row_memo import RowMemo, row_keys, rows_at
 from pastcast.schemas import QUESTIONS
 from pastcast.questions.steps import Evidence, StepResult
 from pastcast.text import normalise, transliteration
@@ -297,13 +297,6 @@ def _priority_order(df: pl.DataFrame) -> list[int]:
             ["_at"].to_list())
 
 
-def _rows_at(df: pl.DataFrame, positions) -> dict[int, dict]:
-    """The questions at these positions as rows of the columns the rules read."""
-    wanted = pl.Series("_at", sorted(positions), pl.UInt32)
-    picked = df.select(READ_COLUMNS).with_row_index("_at").filter(pl.col("_at").is_in(wanted.implode()))
-    return {q.pop("_at"): q for q in picked.iter_rows(named=True)}
-
-
 _KEPT, _MERGED = "kept", "merged"  # a question's memo entry: its blocks, or the question it joined
 
 
@@ -374,7 +367,7 @@ def merge_duplicates(questions: pl.DataFrame, config: QuestionDedupConfig = Ques
     else:
         stored, entries = replay.stored, replay.entries
         targets = {position[e["into"]] for e in entries.values() if "into" in e}
-        rows = _rows_at(df, {i for i in order if i not in stored} | set(entries) | targets | aliased)
+        rows = rows_at(df.select(READ_COLUMNS), {i for i in order if i not in stored} | set(entries) | targets | aliased)
 
     def parse(i: int) -> _Title:
         if memo is None:

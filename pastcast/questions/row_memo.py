@@ -16,6 +16,7 @@ Stored as ``filter_state/rows.parquet`` (step, key, outcome JSON), written atomi
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -192,6 +193,21 @@ class RowMemo:
         table = pl.concat([*self._kept, now]).unique(["step", "key"], keep="last")
         write_parquet(table, self.path)
         write_json({"scheme": _scheme(), "sha256": sha256_file(self.path)}, self._record)
+
+
+def row_reader(frame: pl.DataFrame, memo: RowMemo | None) -> Callable[[int], dict]:
+    """Row ``i`` of ``frame`` as a dict: every row read at once without a memo (each is worked
+    out), one at a time with one (only the rows it lacks are)."""
+    if memo is None:
+        return frame.rows(named=True).__getitem__
+    return functools.partial(frame.row, named=True)
+
+
+def rows_at(frame: pl.DataFrame, positions) -> dict[int, dict]:
+    """The rows of ``frame`` at these positions, by position (the other rows are never read)."""
+    wanted = pl.Series("_at", sorted(positions), pl.UInt32)
+    picked = frame.with_row_index("_at").filter(pl.col("_at").is_in(wanted.implode()))
+    return {q.pop("_at"): q for q in picked.iter_rows(named=True)}
 
 
 def outcomes_of(memo: RowMemo | None, step: str, frame: pl.DataFrame, columns: Sequence[str],

@@ -30,7 +30,7 @@ import polars as pl
 
 from pastcast.drops import Drop, drops_frame
 from pastcast.matching import PLACEHOLDERS
-from pastcast.questions.row_memo import RowMemo, outcomes_of
+from pastcast.questions.row_memo import RowMemo, outcomes_of, row_reader
 from pastcast.questions.steps import StepResult
 from pastcast.schemas import QUESTIONS, complete, frame
 from pastcast.text import normalise, word_count
@@ -129,9 +129,8 @@ def validate(questions: pl.DataFrame, config: ValidateConfig = ValidateConfig(),
     settings = json.dumps({k: sorted(v) if isinstance(v, frozenset) else v for k, v in asdict(config).items()
                            if k not in ("window_start", "window_end")}, sort_keys=True)
     table = questions.select(RULE_COLUMNS)
-    rows = table.rows(named=True) if memo is None else None  # with a memo, only new rows are read
-    found = outcomes_of(memo, f"{STAGE}:{settings}", questions, RULE_COLUMNS,
-                        lambda i: _row_problems(rows[i] if rows is not None else table.row(i, named=True), config))
+    row = row_reader(table, memo)
+    found = outcomes_of(memo, f"{STAGE}:{settings}", questions, RULE_COLUMNS, lambda i: _row_problems(row(i), config))
     keep = []
     ids, resolves = table["question_id"].to_list(), table["resolution_date"].to_list()
     for qid, resolution, (before, after) in zip(ids, resolves, found):
