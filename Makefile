@@ -128,8 +128,20 @@ bench-extraction-threshold: venv
 bench-selection: venv
 	$(BIN)/python bench/selection.py
 
+# Yes/no questions through every check: the outcome-report rule's precision and recall on two
+# labelled sets (tuning and held-out halves), and what the checks change on the peer's July 2024
+# set (CF_JULY=path, see bench/peer_yes_no.py) and on the ForecastBench build (see bench/README.md)
+.PHONY: bench-yes-no
+bench-yes-no: venv
+	$(BIN)/python bench/yes_no_checks.py $(if $(CF_JULY),--peer-file $(CF_JULY),)
+
 # Question categories against 444 hand-labelled real questions (ForecastBench, Autocast with
 # their tags): the replaced keyword rule beside the classifier, tune and held-out halves (see bench/README.md)
 .PHONY: bench-categories
 bench-categories: venv
 	$(BIN)/python bench/categories.py
+
+# Temporal leaks: how often phrases first seen after a question opens fire on real questions against real news, tune and held-out halves (see bench/README.md)
+.PHONY: bench-temporal
+bench-temporal: venv
+	$(BIN)/python bench/temporal_leaks.py $(if $(CF_JULY),--cf-july $(CF_JULY))

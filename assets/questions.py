@@ -5,11 +5,13 @@ import dagster as dg
 
 from assets._executors import llm_pool
 from assets._partitions import DAILY, TRANSIENT
-from assets._report import bad_input_is_final, materialized, partition_days
+from assets._report import bad_input_is_final, materialized, partition_days, warning
 from assets._resources import PastcastStorage, QuestionFilter, QuestionGenerator
 from assets.markets import markets
 from assets.news import article_corpus, articles
-from pastcast import pipeline
+from pastcast import pipeline, stage_checks
+
+NEWS_IN_WINDOW = "news_questions_in_window"
 
 
 @dg.asset(group_name="questions", kinds={"parquet"}, deps=[articles], partitions_def=DAILY,
@@ -52,9 +54,14 @@ def question_candidates(storage: PastcastStorage) -> dg.MaterializeResult:
 
 @dg.asset(group_name="questions", kinds={"parquet", "tantivy"}, deps=[question_candidates, article_corpus],
           pool=llm_pool(), retry_policy=TRANSIENT,
+          check_specs=[dg.AssetCheckSpec(NEWS_IN_WINDOW, asset="questions",
+                                         description="Warns when the news gave candidate questions and none was "
+                                                     "kept, most dropped as short_window or outside_window "
+                                                     "(usually wrong crawl days; see docs/crawl-days.md).")],
           description="Questions that pass the filter: validation, no answer in their own or another "
                       "question's text, duplicates merged, resolution dates moved to the first article "
                       "that reports the answer; evidence and an audit report kept.")
 @bad_input_is_final
 def questions(storage: PastcastStorage, question_filter: QuestionFilter) -> dg.MaterializeResult:
-    return materialized(pipeline.filter_questions_stage(storage.work(), **question_filter.options()))
+    report = pipeline.filter_questions_stage(storage.work(), **question_filter.options())
+    return materialized(report, [warning(NEWS_IN_WINDOW, stage_checks.news_questions_in_window(storage.work()))])

@@ -2,9 +2,10 @@
 
 Each WARC file belongs to one day: the time stamp in its CC-NEWS file name
 (``CC-NEWS-20260105074000-00000.warc.gz`` is 2026-01-05, UTC), else the WARC-Date of its first
-record. A day's files are ingested, then deduplicated against every day built before it (a
-persistent index; concurrent days take turns), then turned into candidate questions. Per day,
-under the working folder::
+content record (response, resource or revisit; never warcinfo, which is dated when the file was
+written: see ``warc_day`` and docs/crawl-days.md). A day's files are ingested, then deduplicated
+against every day built before it (a persistent index; concurrent days take turns), then turned
+into candidate questions. Per day, under the working folder::
 
     news/day=YYYY-MM-DD/ingest/{articles,drops}.parquet   extracted and dated articles
     news/day=YYYY-MM-DD/dedup/{articles,drops}.parquet    the day's first copies
@@ -58,46 +59,102 @@ def day_dir(work_dir: Path, day: date) -> Path:
     return Path(work_dir) / NEWS / f"day={day.isoformat()}"
 
 
-def _first_warc_date(path: Path) -> str | None:
-    """The first record's WARC-Date: FastWARC first (gzip, lz4 or plain WARC), then warcio
-    (ARC files; it also names what is wrong with a damaged file)."""
-    from fastwarc.warc import ArchiveIterator as FastIterator
+# A crawl day is read from a record of what was fetched, never from the crawl's bookkeeping:
+# warcinfo is written when the file is written (months after the crawl in a re-packed archive),
+# request and metadata records are not in every file and say nothing a response does not.
+CONTENT_RECORDS = frozenset({"response", "resource", "revisit"})
+# Records read at most before giving up on a first content record: a crawler writes one within
+# the first few records, so a file without one that early (a WAT or WET file, a log) is not read whole.
+RECORDS_BEFORE_CONTENT = 1000
+
+
+@dataclass(frozen=True)
+class LeadingRecords:
+    """The start of an archive: its first content record's WARC-Date (None when it has none
+    within ``RECORDS_BEFORE_CONTENT`` records), and (type, WARC-Date) of the records before it."""
+
+    content_date: str | None
+    before: list[tuple[str, str | None]]
+
+    def why_undated(self) -> str:
+        if not self.before:
+            return "no records"
+        shown = ", ".join(f"{kind} of {when}" if when else kind for kind, when in self.before[:3])
+        more = f" and {len(self.before) - 3} more" if len(self.before) > 3 else ""
+        where = f"in its first {len(self.before)} records" if len(self.before) >= RECORDS_BEFORE_CONTENT else "in it"
+        return (f"no response, resource or revisit record {where} to date its crawl by (read: {shown}{more}; "
+                f"warcinfo, request and metadata records do not date a crawl)")
+
+
+def _fastwarc_records(handle) -> Iterable[tuple[str, str | None]]:
+    from fastwarc.warc import ArchiveIterator
+
+    for record in ArchiveIterator(handle, parse_http=False):
+        yield (record.headers.get("WARC-Type") or "").lower(), record.headers.get("WARC-Date")
+
+
+def _warcio_records(handle) -> Iterable[tuple[str, str | None]]:
     from warcio.archiveiterator import ArchiveIterator
 
+    # an ARC file's header comes as warcinfo, its records as responses dated by their ARC header
+    for record in ArchiveIterator(handle, arc2warc=True):
+        yield (record.rec_type or "").lower(), record.rec_headers.get_header("WARC-Date")
+
+
+def _lead_of(records: Iterable[tuple[str, str | None]]) -> LeadingRecords:
+    before = []
+    for kind, when in records:
+        if kind in CONTENT_RECORDS and when:
+            return LeadingRecords(when, before)
+        before.append((kind, when))
+        if len(before) >= RECORDS_BEFORE_CONTENT:
+            break
+    return LeadingRecords(None, before)
+
+
+def leading_records(path: Path) -> LeadingRecords:
+    """Records of ``path`` up to its first content record: FastWARC first (gzip, lz4 or plain
+    WARC, the HTTP headers not parsed), then warcio when FastWARC read nothing or failed (ARC
+    files; warcio also names what is wrong with a damaged file, by raising)."""
     with open(path, "rb") as handle:
         try:
-            for record in FastIterator(handle, parse_http=False):
-                value = record.headers.get("WARC-Date")
-                if value:
-                    return value
+            lead = _lead_of(_fastwarc_records(handle))
+            if lead.content_date or lead.before:
+                return lead
         except Exception:  # noqa: BLE001 - an ARC file or a damaged one: warcio says which
             pass
     with open(path, "rb") as handle:
-        for record in ArchiveIterator(handle, arc2warc=True):
-            value = record.rec_headers.get_header("WARC-Date")
-            if value:
-                return value
-    return None
+        return _lead_of(_warcio_records(handle))
+
+
+def _plausible_day(value: str) -> date:
+    day = parse_warc_date(value).date()
+    # warcio reads any text line as an ARC header and dates it 2999-12-31
+    if not FIRST_CRAWL <= day <= datetime.now(timezone.utc).date() + timedelta(days=1):
+        raise ValueError(f"implausible WARC-Date {value!r} (not a WARC or ARC file?)")
+    return day
 
 
 def warc_day(path: str | Path) -> date:
-    """The crawl day of a WARC file: its CC-NEWS file-name time stamp, else the WARC-Date of
-    its first record. Raises ValueError naming the file when neither is there."""
+    """The crawl day of a WARC (or ARC) file: the time stamp in its CC-NEWS file name (nothing
+    read), else the WARC-Date of its first content record (response, resource or revisit).
+
+    The first content record, not the earliest: a crawler writes records in crawl order, so the
+    first is the crawl's start, the day a CC-NEWS name would give the same file (a file spanning
+    many days gets the day its crawl started), and it is found in a few kilobytes where the
+    earliest would need the whole file read, on every sensor tick. Raises ValueError naming the
+    file when the file cannot be read or has no content record to date it by."""
     path = Path(path)
     match = CC_NEWS_NAME.search(path.name)
     if match:
         return datetime.strptime(match.group(1), "%Y%m%d").date()
     try:
-        value = _first_warc_date(path)
-        if value:
-            day = parse_warc_date(value).date()
-            # warcio reads any text line as an ARC header and dates it 2999-12-31
-            if not FIRST_CRAWL <= day <= datetime.now(timezone.utc).date() + timedelta(days=1):
-                raise ValueError(f"implausible WARC-Date {value!r} (not a WARC or ARC file?)")
-            return day
+        lead = leading_records(path)
+        if lead.content_date:
+            return _plausible_day(lead.content_date)
     except Exception as exc:  # noqa: BLE001 - warcio raises its own errors on damaged archives
         raise ValueError(f"{path}: cannot read a WARC-Date to date the file ({type(exc).__name__}: {exc})") from exc
-    raise ValueError(f"{path}: no CC-NEWS time stamp in the file name and no WARC-Date in its records")
+    raise ValueError(f"{path}: no CC-NEWS time stamp in the file name and {lead.why_undated()}")
 
 
 @dataclass(frozen=True)

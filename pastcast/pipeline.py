@@ -29,10 +29,11 @@ from pastcast.search.index import update_or_build
 from pastcast.imports import ImportResult, formats_in, run_markets, run_social, walk_files
 from pastcast.io import copy_file, file_digests, sha256_file, write_json, write_parquet, write_text
 from pastcast.questions.audit import render_audit
-from pastcast.questions.filter import FilterConfig, filter_questions
+from pastcast.questions.filter import FilterConfig, coverage_record, filter_questions
 from pastcast.questions.revision.judge import decided_by
 from pastcast.questions.revision.memo import RevisionMemo
 from pastcast.questions.row_memo import RowMemo
+from pastcast.questions.temporal import TemporalMemo
 from pastcast.questions.generate import GenerationRun, generate_questions, write_generation
 from pastcast.questions.markets import MarketQuestionConfig, market_questions
 from pastcast.schemas import (ARTICLES, DROPS, MARKET_PRICES, MARKETS, POSTS, QUESTION_EVIDENCE, QUESTION_QUALITY,
@@ -342,6 +343,7 @@ def generate(work_dir: Path, generator: str = "extractive",
 
 REVISION_MEMO = Path("filter_state") / "revision.parquet"  # the revision outcomes of the last build
 ROW_MEMO = Path("filter_state") / "rows.parquet"  # its row-local rules' outcomes (validation, self leaks)
+TEMPORAL_MEMO = Path("filter_state") / "temporal.parquet"  # the temporal-leak step's outcomes, first appearances
 
 
 def filter_questions_stage(work_dir: Path, config: FilterConfig | None = None, judge=None,
@@ -363,11 +365,13 @@ def filter_questions_stage(work_dir: Path, config: FilterConfig | None = None, j
     memo = RevisionMemo(work_dir / REVISION_MEMO, {p.key: (p.sha256, p.path) for p in parts},
                         {"revision": asdict(config.revision), "judge": decided_by(judge)}, forget=full)
     rows = RowMemo(work_dir / ROW_MEMO, forget=full)
+    temporal = TemporalMemo(work_dir / TEMPORAL_MEMO, {p.key: (p.sha256, p.path) for p in parts}, forget=full)
     try:
         run = filter_questions(candidates, articles, config, index=index, judge=judge, llm_settings=llm_settings,
-                               memo=memo, row_memo=rows)
+                               memo=memo, row_memo=rows, temporal_memo=temporal)
         memo.save()
         rows.save()
+        temporal.save()
     finally:
         memo.close()
         if judge is not None and hasattr(judge, "close"):
@@ -382,10 +386,13 @@ def filter_questions_stage(work_dir: Path, config: FilterConfig | None = None, j
         "audit": str(write_text(audit, work_dir / "audit.md")),
         "drops": _write_drops(work_dir, "filter", drops)},
         {"stages": {s["stage"]: {k: v for k, v in s.items() if k != "stage"} for s in run.stages},
-         "revised": run.evidence_table.filter(pl.col("action") == "revise").height, "decided_by": run.decided_by,
+         **coverage_record(run.coverage),
+         "revised": run.evidence_table.filter(pl.col("action") == "revise").height,
+         "reopened": run.evidence_table.filter(pl.col("action") == "reopen").height, "decided_by": run.decided_by,
          "revision_memo": {"reused": memo.reused, "searched_new_articles_only": memo.searched_new,
                            "resolved_before_the_new_articles": memo.resolved_before_new},
-         "row_memo": {"reused": rows.reused, "worked_out": rows.computed, "dedup_replayed": bool(rows.replayed)}}
+         "row_memo": {"reused": rows.reused, "worked_out": rows.computed, "dedup_replayed": bool(rows.replayed)},
+         "temporal_memo": {"reused": temporal.reused, "judged": temporal.judged, "rechecked": temporal.rechecked}}
     ).save(work_dir)
 
 

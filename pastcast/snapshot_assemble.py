@@ -50,7 +50,8 @@ def assemble_snapshot(questions_dir: str | Path, articles: str | Path, root: str
         # an import or a generation not yet filtered: leaks and early answers never checked
         raise FileNotFoundError(f"{qdir} is not a `pastcast questions filter` --out folder (no "
                                 f"{', '.join(missing_files)}): filter the questions first")
-    written = json.loads((qdir / "filter.json").read_text(encoding="utf-8")).get("questions_sha256")
+    record = json.loads((qdir / "filter.json").read_text(encoding="utf-8"))
+    written = record.get("questions_sha256")
     if written != sha256_file(qdir / "questions.parquet"):
         raise ValueError(f"{qdir / 'questions.parquet'} is not the file `pastcast questions filter` wrote there "
                          f"(its sha256 differs from filter.json): filter the questions again")
@@ -82,6 +83,10 @@ def assemble_snapshot(questions_dir: str | Path, articles: str | Path, root: str
     article_files = table_files(articles, "articles") if Path(articles).is_dir() else [Path(articles)]
     inputs = [p for p in (qdir / "questions.parquet", *article_files,
                           *([mdir / "markets.parquet"] if mdir else [])) if p.is_file()]
+    # the filter's counts beside the version, as a build records them (what every step examined)
+    stage_counts = {"filter": {k: record[k] for k in ("questions", "decided_by", "coverage", "coverage_by_source",
+                                                      "revision_on_their_day") if k in record}}
     return write_snapshot(tables, root, name, window, inputs=inputs, files=files, publish=False,
+                          stage_counts=stage_counts,
                           config={"assembled_from": {"questions": str(qdir), "articles": str(articles),
                                                      "markets": str(mdir) if mdir else None}})

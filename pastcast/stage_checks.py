@@ -1,7 +1,9 @@
 """Warning checks on the daily stages: is each day covered, and are its drop rates in their
 usual range? "Usual" is learned from the days built before it (median and median absolute
 deviation of up to ``HISTORY_DAYS`` earlier days); until enough history exists, fixed bounds
-apply. These warn, they do not block: a quiet news day is real, a broken crawl looks alike.
+apply. And on the questions: did the news give candidates only to lose them all to their window
+(a sign of wrong crawl days)? These warn, they do not block: a quiet news day is real, a broken
+crawl looks alike.
 """
 
 from __future__ import annotations
@@ -12,7 +14,10 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
 
+import polars as pl
+
 from pastcast.daily import built_days, read_day_report
+from pastcast.pipeline import NEWS_QUESTIONS
 
 HISTORY_DAYS = 28
 MIN_HISTORY = 5  # earlier days needed before the range is learned
@@ -135,3 +140,72 @@ def window_gaps(days: Iterable[date]) -> list[date]:
         return []
     have = set(days)
     return [days[0] + timedelta(n) for n in range((days[-1] - days[0]).days) if days[0] + timedelta(n) not in have]
+
+
+# -- news questions lost to their window ----------------------------------------------------
+
+WINDOW_REASONS = ("short_window", "outside_window")  # a question's window, empty or outside the corpus's
+WINDOW_SHARE = 0.5  # warn when at least this share of the news candidates fell to window reasons
+WINDOW_HINT = ("their window is empty or outside the articles' dates: are the crawl days right? A news "
+               "question opens no earlier than the first crawl day built; see docs/crawl-days.md")
+
+
+def _news_candidates(work_dir: Path) -> pl.LazyFrame:
+    """The question ids of the news candidates the filter read."""
+    path = work_dir / "question_candidates.parquet"
+    if not path.is_file():
+        return pl.LazyFrame(schema={"question_id": pl.String})
+    return pl.scan_parquet(path).filter(pl.col("source_kind") == "news").select("question_id")
+
+
+def _generator_window_drops(work_dir: Path) -> pl.DataFrame:
+    """(day, reason, n): candidates each crawl day's news generator dropped for their window."""
+    files = sorted(str(p) for p in (work_dir / NEWS_QUESTIONS).glob("day=*/drops.parquet"))
+    if not files:
+        return pl.DataFrame(schema={"day": pl.String, "reason": pl.String, "n": pl.UInt32})
+    return (pl.scan_parquet(files, hive_partitioning=False, include_file_paths="_file")
+            .select("reason", "_file").filter(pl.col("reason").is_in(WINDOW_REASONS))
+            .group_by(pl.col("_file").str.extract(r"day=(\d{4}-\d{2}-\d{2})").alias("day"), "reason")
+            .agg(pl.len().alias("n")).sort("day", "reason").collect())
+
+
+def _filter_window_drops(work_dir: Path, news: pl.LazyFrame) -> dict[str, int]:
+    """News candidates the filter's validate step dropped for their window, by reason."""
+    path = work_dir / "drops" / "filter.parquet"
+    if not path.is_file():
+        return {}
+    dropped = (pl.scan_parquet(path).filter((pl.col("stage") == "validate") & pl.col("reason").is_in(WINDOW_REASONS))
+               .select("item_id", "reason")
+               .join(news.select(pl.col("question_id").alias("item_id")), on="item_id", how="semi"))
+    return dict(dropped.group_by("reason").len().collect().iter_rows())
+
+
+def _count(frame: pl.LazyFrame) -> int:
+    return frame.select(pl.len()).collect().item()
+
+
+def news_questions_in_window(work_dir: Path) -> StageCheck:
+    """News that produced candidate questions but kept none, most of them dropped because their
+    window was empty or outside the corpus's (the generator's or the filter's ``short_window``,
+    the filter's ``outside_window``): a sign the crawl days are wrong, not a quiet day. Reads
+    only the reason and id columns (lazily), so it stays cheap on a year of days."""
+    work_dir = Path(work_dir)
+    by_day = _generator_window_drops(work_dir)
+    news = _news_candidates(work_dir)
+    window = dict(by_day.group_by("reason").agg(pl.col("n").sum()).iter_rows())
+    for reason, n in _filter_window_drops(work_dir, news).items():
+        window[reason] = window.get(reason, 0) + n
+    candidates = int(by_day["n"].sum()) + _count(news)  # the generator's window drops never reached the filter
+    questions = work_dir / "questions.parquet"
+    kept = _count(pl.scan_parquet(questions).filter(pl.col("source_kind") == "news")) if questions.is_file() else 0
+    lost = sum(window.values())
+    per_day = {}
+    for day, reason, n in by_day.iter_rows():
+        per_day.setdefault(day, {})[reason] = n
+    check = StageCheck(True, per_day=per_day)
+    if kept == 0 and lost and lost >= WINDOW_SHARE * candidates:
+        reasons = ", ".join(f"{n} {reason}" for reason, n in sorted(window.items()))
+        other = f", {candidates - lost} for other reasons" if candidates > lost else ""
+        check.problems.append(f"{candidates} news candidate questions, none kept: {reasons}{other} ({WINDOW_HINT})")
+    check.passed = not check.problems
+    return check

@@ -53,7 +53,7 @@ def test_cc_news_name_wins_over_the_record_date(tmp_path):
     assert warc_day(path) == D1
 
 
-def test_other_name_is_dated_by_its_first_record(tmp_path):
+def test_other_name_is_dated_by_its_first_content_record(tmp_path):
     path = write_warc(tmp_path / "crawl.warc.gz", [
         _page("https://a.example/1", datetime(2026, 1, 5, 23, 30, tzinfo=timezone.utc)),
         _page("https://a.example/2", datetime(2026, 1, 9, 1, 0, tzinfo=timezone.utc))])

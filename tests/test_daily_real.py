@@ -26,7 +26,13 @@ def test_every_real_archive_gets_its_day_or_a_reason():
     names = {f.name: d for d, fs in days.by_day.items() for f in fs}
     assert names["example.arc.gz"] == date(2014, 2, 16)  # ARC: through warcio
     assert names["warcfile.warc.lz4"] == names["warcfile.warc.gz"] == date(2020, 8, 8)  # lz4: through FastWARC
-    assert names["whirlwind.warc.gz"] == date(2024, 5, 17)
+    # its warcinfo was written 2024-05-17 23:31, its first response fetched 2024-05-18 01:58
+    assert names["whirlwind.warc.gz"] == date(2024, 5, 18)
+    assert names["CC-NEWS-like-fundus-256.warc.gz"] == date(2023, 4, 28)  # not its warcinfo's 2026-11-29
+    # no response, resource or revisit record: a WAT (metadata) and a WET (conversion) file
+    for name in ("whirlwind.warc.wat.gz", "whirlwind.warc.wet.gz"):
+        (why,) = [r for f, r in days.undated.items() if f.endswith(name)]
+        assert "no response, resource or revisit record" in why
     # a WARC-Date of day 294 is no date: named, left out, the others go on
     (quirk,) = [r for f, r in days.undated.items() if f.endswith("clueweb-quirk.warc.gz")]
     assert "clueweb-quirk.warc.gz" in quirk and "2008-10-294" in quirk

@@ -36,7 +36,8 @@ def test_definitions_load_with_every_asset_check_and_job():
                         "market_questions_follow_their_markets", "inputs_read_whole", "tables_kept_their_rows"}
     assert all(asset == "snapshot" for (asset, name), spec in checks.items() if spec.blocking)
     assert {("articles_raw", "drop_rates_in_usual_range"), ("articles", "drop_rates_in_usual_range"),
-            ("articles", "date_coverage"), ("snapshot", "no_missing_days")} <= set(checks)
+            ("articles", "date_coverage"), ("snapshot", "no_missing_days"),
+            ("questions", "news_questions_in_window")} <= set(checks)
     assert {j.name for j in defs.jobs} == {"build_news", "import_dumps", "build_snapshot", "evaluate_snapshot",
                                              "snapshot_gc"}
     assert {s.name for s in defs.schedules} == {"nightly_rebuild"}

@@ -1,15 +1,21 @@
 """Answers known early: a report that the outcome is settled or confirmed ahead of its formal date
 ("the board confirmed on Monday that X will take over as chief executive next month") counts
-as the answer being known; hedged previews ("is among the favourites", "could be named") do
-not; and the answer must be the one the sentence settles, not the predecessor, the loser or the
-announcer.
+as the answer being known, whoever it is attributed to ("Finance ministry sources confirmed on
+Wednesday that X will be named governor", "X will take over, people familiar with the decision
+said", ", selon des sources", "，消息人士称"); hedged previews ("is among the favourites", "could
+be named", "is tipped to") do not, attributed or not; and the answer must be the one the
+sentence settles, not the predecessor, the loser or the announcer.
 
-The labelled set ``tests/data/early_answers.jsonl`` (sentence, answer, aliases, label settled /
-hedged / unrelated, language, topic; written for this test) is split in two halves by a hash
-of the sentence: the rule was written against the tune half, the held-out half measures it.
-Bounds, not counts: precision >= 0.95 on each half (of sentences the rule calls settled, at
-least 95% are), recall bounds a little under what was measured (bench/README.md, "Early
-answers")."""
+Two labelled sets (sentence, answer, aliases, label settled / hedged / unrelated, language,
+topic; written for these tests, blind to the rule): ``tests/data/early_answers.jsonl`` and
+``tests/data/early_answers_attributed.jsonl`` (reports attributed to sources, with the same
+attributions on hedged previews: attribution alone must not decide). Their labels follow the
+current policy: attribution is no hedge (four sentences of the first set were relabelled hedged
+-> settled when it changed: ``tests/data/early_answers_relabel.jsonl``). Each set is split in two
+halves by a hash of the sentence: the rule was written against the tune halves, the held-out
+halves measure it. Bounds, not counts: precision >= 0.95 on each half (of sentences the rule
+calls settled, at least 95% are), at most 5% of hedged previews called settled, recall bounds a
+little under what was measured (bench/README.md, "Early answers")."""
 
 import hashlib
 import json
@@ -29,8 +35,17 @@ from pastcast.questions.validate import ValidateConfig
 from pastcast.schemas import ARTICLES, QUESTIONS, frame
 from pastcast.search.index import ArticleIndex
 
-DATA = Path(__file__).resolve().parent / "data" / "early_answers.jsonl"
-ROWS = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines() if line.strip()]
+DATA = Path(__file__).resolve().parent / "data"
+
+
+def _load(name: str) -> list[dict]:
+    return [json.loads(line) for line in (DATA / name).read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+ROWS = _load("early_answers.jsonl")
+ATTRIBUTED = _load("early_answers_attributed.jsonl")
+RELABELLED = _load("early_answers_relabel.jsonl")
+SETS = {"early_answers": ROWS, "attributed": ATTRIBUTED}
 
 
 def half(sentence: str) -> str:
@@ -42,34 +57,53 @@ def names(row: dict) -> list[str]:
     return [row["answer"], *row.get("aliases", [])]
 
 
+def called(row: dict) -> bool:
+    return settles(row["sentence"], names(row))
+
+
 def scores(rows: list[dict]) -> dict:
-    called = [r for r in rows if settles(r["sentence"], names(r))]
+    found = [r for r in rows if called(r)]
     settled = [r for r in rows if r["label"] == "settled"]
-    tp = sum(r["label"] == "settled" for r in called)
+    tp = sum(r["label"] == "settled" for r in found)
     hedged = [r for r in rows if r["label"] == "hedged"]
-    return {"precision": tp / len(called) if called else 1.0, "recall": tp / len(settled),
-            "called": len(called), "settled": len(settled),
-            "hedged_called": sum(settles(r["sentence"], names(r)) for r in hedged), "hedged": len(hedged)}
+    return {"precision": tp / len(found) if found else 1.0, "recall": tp / len(settled),
+            "called": len(found), "settled": len(settled),
+            "hedged_called": sum(r["label"] == "hedged" for r in found), "hedged": len(hedged)}
 
 
-HALVES = {h: [r for r in ROWS if half(r["sentence"]) == h] for h in ("tune", "held-out")}
+HALVES = {(name, h): [r for r in rows if half(r["sentence"]) == h] for name, rows in SETS.items()
+          for h in ("tune", "held-out")}
+LANGUAGES = ("en", "de", "fr", "es", "ru", "zh")
 
 
-def test_the_labelled_set():
-    assert len(ROWS) >= 150 and len({r["sentence"] for r in ROWS}) == len(ROWS)
-    assert {r["label"] for r in ROWS} == {"settled", "hedged", "unrelated"}
-    assert {"en", "de", "fr", "es", "ru", "zh"} <= {r["language"] for r in ROWS}
-    assert len({r["topic"] for r in ROWS}) >= 6
-    for h, rows in HALVES.items():  # both halves hold every kind
-        assert len(rows) >= 0.4 * len(ROWS), h
-        assert {r["label"] for r in rows} == {"settled", "hedged", "unrelated"}, h
+@pytest.mark.parametrize("name", SETS)
+def test_the_labelled_sets(name):
+    rows = SETS[name]
+    assert len(rows) >= 150 and len({r["sentence"] for r in rows}) == len(rows)
+    assert {r["label"] for r in rows} == {"settled", "hedged", "unrelated"}
+    assert set(LANGUAGES) <= {r["language"] for r in rows}
+    for h in ("tune", "held-out"):  # both halves hold every kind
+        part = HALVES[name, h]
+        assert len(part) >= 0.4 * len(rows), h
+        assert {r["label"] for r in part} == {"settled", "hedged", "unrelated"}, h
     # the same sentences always land in the same half
-    assert [half(r["sentence"]) for r in ROWS] == [half(r["sentence"]) for r in ROWS[::-1]][::-1]
+    assert [half(r["sentence"]) for r in rows] == [half(r["sentence"]) for r in rows[::-1]][::-1]
 
 
-@pytest.mark.parametrize("name,min_recall", [("tune", 0.9), ("held-out", 0.8)])
-def test_precision_and_recall_on_each_half(name, min_recall):
-    s = scores(HALVES[name])
+def test_the_first_set_is_relabelled_for_the_attribution_policy():
+    labels = {r["sentence"]: r["label"] for r in ROWS}
+    assert len(RELABELLED) == 4
+    for r in RELABELLED:
+        assert (r["old_label"], r["new_label"]) == ("hedged", "settled")
+        assert labels[r["sentence"]] == r["new_label"], r["sentence"]
+
+
+@pytest.mark.parametrize("name,part,min_recall", [
+    ("early_answers", "tune", 0.95), ("early_answers", "held-out", 0.85),
+    ("attributed", "tune", 0.95), ("attributed", "held-out", 0.45),
+])
+def test_precision_and_recall_on_each_half(name, part, min_recall):
+    s = scores(HALVES[name, part])
     assert s["precision"] >= 0.95, s
     assert s["recall"] >= min_recall, s
     # hedged previews leave dates alone: at most 5% of them are called settled
@@ -79,31 +113,129 @@ def test_precision_and_recall_on_each_half(name, min_recall):
 @pytest.mark.parametrize("lang", ["de", "fr", "es", "ru", "zh"])
 def test_each_language_has_settled_reports_found_and_no_hedge_taken(lang):
     rows = [r for r in ROWS if r["language"] == lang]
-    assert any(settles(r["sentence"], names(r)) for r in rows if r["label"] == "settled")
-    assert not [r["sentence"] for r in rows if r["label"] != "settled" and settles(r["sentence"], names(r))]
+    assert any(called(r) for r in rows if r["label"] == "settled")
+    assert not [r["sentence"] for r in rows if r["label"] != "settled" and called(r)]
 
 
-# A hedge added to a settled report makes it a hedged one, in every language of the set.
-HEDGED_SUFFIX = {"en": ", sources said.", "de": ", berichten Insider.", "fr": ", selon des sources.",
-                 "es": ", según fuentes.", "ru": ", сообщают источники.", "zh": "，消息人士称。"}
+# recall over both halves of the attributed set, a little under what was measured
+ATTRIBUTED_RECALL = {"en": 0.9, "de": 0.6, "fr": 0.65, "es": 0.7, "ru": 0.6, "zh": 0.6}
 
 
-def test_a_hedge_added_to_any_settled_report_undoes_it():
-    found = [r for r in ROWS if r["language"] in HEDGED_SUFFIX and settles(r["sentence"], names(r))]
-    assert len(found) >= 80
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_each_language_finds_attributed_reports_and_takes_no_attributed_hedge(lang):
+    rows = [r for r in ATTRIBUTED if r["language"] == lang]
+    settled = [r for r in rows if r["label"] == "settled"]
+    for h in ("tune", "held-out"):  # found in each half, not only where the words were tuned
+        assert any(called(r) for r in settled if half(r["sentence"]) == h), h
+    assert sum(map(called, settled)) >= ATTRIBUTED_RECALL[lang] * len(settled)
+    assert not [r["sentence"] for r in rows if r["label"] != "settled" and called(r)]
+
+
+# Attributions appended to a settled report: who says it never undoes it, in every language.
+ATTRIBUTIONS = {
+    "en": [", sources said.", ", according to people familiar with the matter.",
+           ", two people familiar with the decision said.", ", the ministry said in a statement late on Tuesday.",
+           ", a person briefed on the talks said."],
+    "de": [", berichten Insider.", ", hieß es aus Regierungskreisen.", ", sagten mit der Sache vertraute Personen."],
+    "fr": [", selon des sources.", ", a-t-on appris de source proche du dossier.",
+           ", ont indiqué des personnes proches du dossier."],
+    "es": [", según fuentes.", ", según personas familiarizadas con el asunto.",
+           ", confirmaron fuentes del ministerio."],
+    "ru": [", сообщают источники.", ", сообщили источники в правительстве.", ", пишет газета «Ведомости»."],
+    "zh": ["，消息人士称。", "，知情人士透露。"],
+}
+
+
+def test_an_attribution_added_to_a_settled_report_leaves_it_settled():
+    found = [r for r in ROWS + ATTRIBUTED if r["language"] in ATTRIBUTIONS and called(r)]
+    assert len(found) >= 150
     for r in found:
-        hedged = r["sentence"].rstrip(".。") + HEDGED_SUFFIX[r["language"]]
-        assert not settles(hedged, names(r)), hedged
+        for attribution in ATTRIBUTIONS[r["language"]]:
+            attributed = r["sentence"].rstrip(".。") + attribution
+            assert settles(attributed, names(r)), attributed
 
 
-def test_will_replaced_by_a_modal_is_a_preview():
-    found = [r for r in ROWS if r["language"] == "en" and re.search(r"\bwill (?:take|become|be named|succeed)\b",
-                                                                    r["sentence"]) and settles(r["sentence"], names(r))]
+MODALS = ("could", "might", "is expected to", "is tipped to", "hopes to")
+
+
+def test_will_replaced_by_a_modal_is_a_preview_attributed_or_not():
+    found = [r for r in ROWS + ATTRIBUTED if r["language"] == "en" and called(r)
+             and re.search(r"\bwill (?:take|become|be named|succeed)\b", r["sentence"])]
     assert len(found) >= 8
     for r in found:
-        for modal in ("could", "might", "is expected to", "is tipped to", "hopes to"):
+        for modal in MODALS:
             s = re.sub(r"\bwill (take|become|be named|succeed)\b", rf"{modal} \1", r["sentence"], count=1)
-            assert not settles(s, names(r)), s
+            for variant in (s, s.rstrip(".") + ", sources said.", "Sources said " + s):
+                assert not settles(variant, names(r)), variant
+
+
+A = ["Tomas Lind"]
+
+
+@pytest.mark.parametrize("sentence", [
+    "Finance ministry sources confirmed on Wednesday that Tomas Lind will be named governor of the central bank "
+    "next month.",
+    "Sources confirmed that Tomas Lind will be named governor of the central bank.",
+    "The ministry said in a statement late on Tuesday that Tomas Lind had been chosen to lead the central bank.",
+    "Tomas Lind will be named governor of the central bank next month, sources said.",
+    "Tomas Lind, the ministry confirmed on Wednesday, will be named governor of the central bank.",
+    "According to people familiar with the decision, Tomas Lind will take over as governor of the central bank.",
+    "A person familiar with the decision, who asked not to be named, said Tomas Lind will become governor.",
+    "People familiar with the decision said Tomas Lind would take over as governor of the central bank.",
+    "Tomas Lind has reportedly been chosen to succeed Ida Berg as governor of the central bank.",
+    "Nach Informationen aus Regierungskreisen soll Tomas Lind neuer Gouverneur der Zentralbank werden.",
+    "Tomas Lind prendra la tête de la banque centrale en avril, selon des sources proches du dossier.",
+    "Según fuentes del ministerio, Tomas Lind sería el elegido para dirigir el banco central.",
+    "Источники подтвердили в среду, что Tomas Lind возглавит центральный банк.",
+    "消息人士称，Tomas Lind将出任央行行长。",
+])
+def test_a_settled_report_counts_whoever_it_is_attributed_to(sentence):
+    assert settles(sentence, A)
+
+
+@pytest.mark.parametrize("sentence", [
+    "Finance ministry sources said on Wednesday that Tomas Lind could be named governor of the central bank.",
+    "Tomas Lind is expected to be named governor of the central bank, sources said.",
+    "According to people familiar with the matter, Tomas Lind is the frontrunner to become governor.",
+    "People familiar with the talks said Tomas Lind is on a shortlist of three for the governor's job.",
+    # a frame that is itself a doubt or a forecast is no attribution: its words count
+    "The ministry denied reports that Tomas Lind will be named governor of the central bank.",
+    "Officials did not confirm that Tomas Lind will be named governor of the central bank.",
+    "Analysts said Tomas Lind will be named governor of the central bank.",
+    "The government is expected to announce on Friday that Tomas Lind will take over as governor.",
+    "Tomas Lind will be named governor of the central bank, according to rumours in the ministry.",
+    # reported speech reads as the indicative, but a condition stays a condition
+    "Sources said Tomas Lind would take over as governor if parliament approves the nomination.",
+    "Tomas Lind would take over as governor of the central bank.",
+    "Nach Informationen aus Regierungskreisen könnte Tomas Lind neuer Gouverneur der Zentralbank werden.",
+    "Selon des sources proches du dossier, Tomas Lind pourrait prendre la tête de la banque centrale.",
+    "Según fuentes del ministerio, Tomas Lind podría dirigir el banco central.",
+    "По данным источников, Tomas Lind может возглавить центральный банк.",
+    "消息人士称，Tomas Lind可能出任央行行长。",
+])
+def test_a_hedged_preview_stays_one_whoever_it_is_attributed_to(sentence):
+    assert not settles(sentence, A)
+
+
+@pytest.mark.parametrize("sentence,answer", [
+    # the announcer in a frame is not the one the report settles
+    ("Ida Berg confirmed on Tuesday that Tomas Lind will take over as governor.", "Ida Berg"),
+    ("According to Ida Berg, Tomas Lind will take over as governor.", "Ida Berg"),
+    ("Tomas Lind will take over as governor, Ida Berg told reporters.", "Ida Berg"),
+    ("Selon Ida Berg, Tomas Lind prendra la tête de la banque centrale.", "Ida Berg"),
+    # a verb of saying with a name for object is the outcome, not a frame to set aside
+    ("After a long search, Norvale Bank confirmed Tomas Lind as its new finance director.", "Norvale Bank"),
+])
+def test_an_announcer_is_no_answer(sentence, answer):
+    assert not settles(sentence, [answer])
+    assert settles(sentence, A)
+
+
+def test_a_pronoun_after_a_frame_stands_for_its_source():
+    assert settles("Vireo Health said in a regulatory filing on Monday that it had completed the purchase of "
+                   "Ashgrove Clinics.", ["Vireo Health"])
+    assert settles("The board informed Tomas Lind that he will take over as governor.", A)
+    assert not settles("The board informed Ida Berg that Tomas Lind will take over as governor.", ["Ida Berg"])
 
 
 ROLES = [  # (sentence, the answer it settles, a name it does not settle)
@@ -242,16 +374,29 @@ def test_goal_a_confirmed_appointment_three_weeks_early_moves_the_date_or_drops_
     assert q["resolution_date"] == date(2026, 4, 6) and not q["revision_evidence"]
 
 
-if __name__ == "__main__":  # the figures of bench/README.md, "Early answers"
-    for name, rows in HALVES.items():
+def test_goal_sources_confirming_an_appointment_move_the_date_to_their_report(tmp_path):
+    """Issue 35: an agent reading the 25 February report knows the answer due on 20 March."""
+    report = ("Finance ministry sources confirmed on Wednesday that Tomas Lind will be named governor of the "
+              "central bank next month.")
+    articles = frame([article("fx", "Currency markets", "The krona edged up against the euro.", ts("2026-02-10")),
+                      article("gov", "Central bank governor", report, ts("2026-02-25", 11))], ARTICLES)
+    q = question("gov", "Who will be named governor of the central bank?", "Tomas Lind", "2025-12-01", "2026-03-20")
+    result = revise_resolution_dates(frame([q], QUESTIONS), ArticleIndex.build(articles, tmp_path / "idx"), articles,
+                                     RevisionConfig())
+    [row] = result.kept.iter_rows(named=True)
+    assert row["resolution_date"] == date(2026, 2, 25) and row["original_resolution_date"] == date(2026, 3, 20)
+    assert row["revision_evidence"] == ["gov"]
+
+
+if __name__ == "__main__":  # the new rule's figures of bench/README.md, "Early answers"
+    for (name, part), rows in HALVES.items():
         s = scores(rows)
         unrelated = [r for r in rows if r["label"] == "unrelated"]
-        print(f"{name:9} {len(rows):3} sentences: precision {s['precision']:.3f} ({s['called']} called settled), "
+        print(f"{name} {part}, {len(rows)} sentences: precision {s['precision']:.3f} ({s['called']} called settled), "
               f"recall {s['recall']:.3f} of {s['settled']} settled; hedged called settled "
-              f"{s['hedged_called']}/{s['hedged']}, unrelated "
-              f"{sum(settles(r['sentence'], names(r)) for r in unrelated)}/{len(unrelated)}")
+              f"{s['hedged_called']}/{s['hedged']}, unrelated {sum(map(called, unrelated))}/{len(unrelated)}")
         for r in rows:
-            if r["label"] == "settled" and not settles(r["sentence"], names(r)):
+            if r["label"] == "settled" and not called(r):
                 print(f"    missed ({r['language']}): {r['sentence']}")
 
 
@@ -278,6 +423,4 @@ if __name__ == "__main__":  # the figures of bench/README.md, "Early answers"
     ("Anna Weber is set to become chief executive once regulators sign off.", False),
 ])
 def test_review_cases(sentence, settled):
-    from pastcast.questions.revision.lexical import settles
-
     assert settles(sentence, ["Anna Weber"]) is settled

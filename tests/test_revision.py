@@ -149,7 +149,11 @@ def test_the_earliest_report_wins_even_when_search_ranks_a_later_one_first(tmp_p
     assert _row(one.kept, "q1")["resolution_date"] == date(2026, 2, 25)
 
 
-def test_binary_and_one_character_answers_are_left_alone(tmp_path):
+def test_yes_no_questions_are_searched_for_their_outcome_and_unlocatable_answers_skipped(tmp_path):
+    """A yes/no question's outcome is its event, not the word "Yes": "Will Okafor win?" answered
+    Yes is known on the day an article reports she won; "Will Ruiz win?" answered No stands (no
+    article says she can no longer win); a one-character answer cannot be searched for and is
+    skipped with its reason."""
     rows = [*_noise(), article("e1", "Yes: Okafor elected", "Yes. Lina Okafor won the 2026 Kestrel Bay mayoral "
                                                             "election, with 7 seats for her party. No recount.",
                                ts("2026-02-20"))]
@@ -162,8 +166,12 @@ def test_binary_and_one_character_answers_are_left_alone(tmp_path):
                  "2026-01-01", "2026-03-08", answer_type="number"),
     ]
     result, kept = _run(tmp_path, rows, questions)
-    assert kept.equals(frame(questions, QUESTIONS)) and not result.evidence
-    assert (result.skipped, result.checked, result.searches) == (3, 0, 0)
+    assert _row(kept, "b1")["resolution_date"] == date(2026, 2, 20)
+    assert _row(kept, "b1")["revision_evidence"] == ["e1"]
+    assert _row(kept, "b2")["resolution_date"] == date(2026, 3, 8)
+    assert _row(kept, "n1")["resolution_date"] == date(2026, 3, 8)
+    assert [e.question_id for e in result.evidence] == ["b1"] and "Okafor won" in result.evidence[0].spans[0]
+    assert result.skipped == {"n1": "answer_not_locatable"} and result.checked == 2
 
 
 def test_the_question_period_must_match(tmp_path):
@@ -289,7 +297,8 @@ def test_sample_corpus(sample):
     assert title == "Okafor ousts Ruiz to become Kestrel Bay's first Green mayor"
     assert e.dates == ("2026-03-08",) and "2026-03-09 -> 2026-03-08" in e.detail
     assert e.spans[0].startswith("Lina Okafor was elected mayor of Kestrel Bay on Sunday")
-    assert result.skipped == questions.filter(pl.col("answer").is_in(["Yes", "No"])).height
+    # the sample's yes/no questions are searched too; none is settled early by its articles
+    assert result.checked == questions.height - len(result.skipped) - result.on_their_day
     assert result.searches == result.checked + 1  # one question needed a second round
 
 

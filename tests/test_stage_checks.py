@@ -1,14 +1,18 @@
 """pastcast.stage_checks: per-day warnings on drop rates and date coverage, judged against the
-days built before, on report files written directly."""
+days built before, on report files written directly; and the warning on news questions all lost
+to their window, on tables written directly."""
 
 from datetime import date, timedelta
 
+import polars as pl
 import pytest
 
 from pastcast.daily import DayCounts, day_dir
+from pastcast.drops import Drop, drops_frame
 from pastcast.schemas import ARTICLES, empty
 from pastcast.stage_checks import (FIXED_MAX_DROP_RATE, MAD_WIDTH, MIN_HISTORY, MIN_ROWS, MIN_SPREAD,
-                                   date_coverage, drop_rates_in_usual_range, usual_range, window_gaps)
+                                   date_coverage, drop_rates_in_usual_range, news_questions_in_window,
+                                   usual_range, window_gaps)
 
 START = date(2026, 1, 1)
 
@@ -251,3 +255,73 @@ def test_window_gaps():
     assert window_gaps([day(1), day(2), day(3)]) == []
     assert window_gaps([day(7), day(1), day(2), day(5), day(2)]) == [day(3), day(4), day(6)]
     assert window_gaps([date(2025, 12, 30), date(2026, 1, 2)]) == [date(2025, 12, 31), date(2026, 1, 1)]
+
+
+# -- news_questions_in_window --------------------------------------------------------------
+
+def _candidates(work, news: int, market: int = 0, kept_news: int = 0, kept_market: int = 0) -> None:
+    """question_candidates and questions tables: ids n0.. for news, m0.. for markets."""
+    from pastcast.schemas import QUESTIONS, complete
+
+    def table(n_news: int, n_market: int):
+        ids = [f"n{i}" for i in range(n_news)] + [f"m{i}" for i in range(n_market)]
+        return complete(pl.DataFrame({"question_id": ids, "source_kind": ["news"] * n_news + ["market"] * n_market},
+                                     schema={"question_id": pl.String, "source_kind": pl.String}), QUESTIONS)
+
+    table(news, market).write_parquet(work / "question_candidates.parquet")
+    table(kept_news, kept_market).write_parquet(work / "questions.parquet")
+
+
+def _filter_drops(work, drops: list[tuple[str, str, str]]) -> None:
+    (work / "drops").mkdir(exist_ok=True)
+    drops_frame([Drop(item, "question", stage, reason) for item, stage, reason in drops]).write_parquet(
+        work / "drops" / "filter.parquet")
+
+
+def _generator_drops(work, d: date, reasons: dict[str, int]) -> None:
+    folder = work / "questions" / "news" / f"day={d.isoformat()}"
+    folder.mkdir(parents=True)
+    drops_frame([Drop(f"a{d}-{reason}-{i}", "article", "generate", reason)
+                 for reason, n in reasons.items() for i in range(n)]).write_parquet(folder / "drops.parquet")
+
+
+def test_news_lost_to_its_window_warns_with_the_reasons_and_counts(tmp_path):
+    _generator_drops(tmp_path, day(1), {"short_window": 3, "no_outcome_report": 50})  # articles: not candidates
+    _generator_drops(tmp_path, day(2), {"short_window": 2})
+    _candidates(tmp_path, news=2, market=4, kept_market=4)
+    _filter_drops(tmp_path, [("n0", "validate", "outside_window"), ("n1", "validate", "short_window")])
+    check = news_questions_in_window(tmp_path)
+    assert not check.passed and len(check.problems) == 1
+    problem = check.problems[0]
+    assert problem.startswith("7 news candidate questions, none kept: 1 outside_window, 6 short_window (")
+    assert "crawl days" in problem and "for other reasons" not in problem
+    assert check.per_day == {"2026-01-01": {"short_window": 3}, "2026-01-02": {"short_window": 2}}
+
+
+def test_news_lost_mostly_to_its_window_names_the_other_reasons_too(tmp_path):
+    _generator_drops(tmp_path, day(1), {"short_window": 3})
+    _candidates(tmp_path, news=1)
+    _filter_drops(tmp_path, [("n0", "leakage", "self_leak")])
+    check = news_questions_in_window(tmp_path)
+    assert not check.passed and "4 news candidate questions, none kept: 3 short_window, 1 for other reasons" \
+        in check.problems[0]
+
+
+@pytest.mark.parametrize("case", ["some_news_kept", "mostly_other_reasons", "market_windows", "no_news", "nothing"])
+def test_news_window_check_passes_otherwise(tmp_path, case):
+    if case == "some_news_kept":  # a short window at the start of a corpus is normal
+        _generator_drops(tmp_path, day(1), {"short_window": 5})
+        _candidates(tmp_path, news=3, kept_news=1)
+        _filter_drops(tmp_path, [("n1", "validate", "short_window"), ("n2", "validate", "outside_window")])
+    elif case == "mostly_other_reasons":
+        _generator_drops(tmp_path, day(1), {"short_window": 1})
+        _candidates(tmp_path, news=3)
+        _filter_drops(tmp_path, [(f"n{i}", "dedup", "duplicate_question") for i in range(3)])
+    elif case == "market_windows":  # market questions lost to their window are not the news's
+        _candidates(tmp_path, news=0, market=3)
+        _filter_drops(tmp_path, [(f"m{i}", "validate", "outside_window") for i in range(3)])
+    elif case == "no_news":
+        _generator_drops(tmp_path, day(1), {"no_outcome_report": 40})
+        _candidates(tmp_path, news=0, market=2, kept_market=2)
+    check = news_questions_in_window(tmp_path)
+    assert check.passed and check.problems == []

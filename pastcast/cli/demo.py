@@ -68,6 +68,7 @@ def build(corpus_dir: str, work_dir: str, snapshots_dir: str, name: str, days: s
     from pastcast import pipeline
     from pastcast.daily import parse_days
     from pastcast.snapshot_checks import publish_if_sound
+    from pastcast.stage_checks import news_questions_in_window
 
     try:
         chosen = parse_days(days) if days else None
@@ -82,6 +83,8 @@ def build(corpus_dir: str, work_dir: str, snapshots_dir: str, name: str, days: s
         folder = pipeline.run_all(corpus_dir, work_dir, snapshots_dir, name, on_stage=report,
                                   on_progress=ingest_progress(bar), publish=False, days=chosen,
                                   allow_input_loss=allow_input_loss, full=full)
+    for problem in news_questions_in_window(work_dir).problems:  # warns, never blocks
+        console.print(f"[yellow]warning:[/] {problem}", highlight=False, soft_wrap=True)
     if not print_checks(publish_if_sound(folder, full or None)):
         console.print(f"[red]{folder}: blocking checks failed; LATEST not moved[/]")
         raise SystemExit(1)

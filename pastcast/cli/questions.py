@@ -208,11 +208,23 @@ def questions_filter(questions_file: str, articles_dir: str, out_dir: str, windo
     for st in run.stages:
         table.add_row(st["stage"], f"{st['in']:,}", f"{st['out']:,}", f"{st['dropped']:,}", f"{st['revised']:,}")
     out.print(table)
+    out.print(coverage_table(run.coverage))
     out.print(reason_table("dropped, by stage/reason", counts_by_reason(run.drops_frame())))
     out.print(f"{candidates.height:,} candidates -> {run.questions.height:,} questions; "
               f"early-report evidence decided by: {run.decided_by}")
     for name, path in paths.items():
         out.print(f"{name + ':':<11}{path}")
+
+
+def coverage_table(coverage: dict) -> Table:
+    """Examined / skipped per step and question kind (only kinds the step was handed)."""
+    table = Table("step", "kind", "examined", "skipped", "why skipped", title="what each step examined")
+    for step, cov in coverage.items():
+        for kind, c in cov["by_kind"].items():
+            if c["examined"] or c["skipped"]:
+                why = ", ".join(f"{r} {n:,}" for r, n in sorted(c["skipped_reasons"].items())) or "-"
+                table.add_row(step, kind, f"{c['examined']:,}", f"{c['skipped']:,}", why)
+    return table
 
 
 @questions.command("import")

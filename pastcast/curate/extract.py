@@ -24,6 +24,7 @@ from pastcast.curate.htmltree import parse_html
 from pastcast.drops import Drop
 from pastcast.io import stable_id
 from pastcast.sources.warc import HtmlPage
+from pastcast.text.language import detect_language  # noqa: F401 - ingest's language, also used from here
 from pastcast.text.scripts import text_length
 
 STAGE = "extract"
@@ -91,20 +92,6 @@ def _header_charset(headers: dict[str, str]) -> str | None:
 def _meta_charset(body: bytes) -> str | None:
     match = META_CHARSET.search(body[:4096])
     return match.group(1).decode("ascii") if match else None
-
-
-@lru_cache(maxsize=1)
-def _language_identifier():
-    from py3langid.langid import MODEL_FILE, LanguageIdentifier
-
-    return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
-
-
-def detect_language(text: str) -> str | None:
-    if not text:
-        return None
-    lang, prob = _language_identifier().classify(text[:1000])  # plenty for a confident call
-    return lang if prob >= 0.5 else None
 
 
 def normalise_text(text: str) -> str:

@@ -12,6 +12,7 @@ from datetime import datetime, timezone
 import polars as pl
 
 import pastcast
+from pastcast.questions.coverage import render_coverage
 from pastcast.questions.quality import render_quality
 from pastcast.questions.steps import Evidence, drop_records, evidence_records
 
@@ -40,11 +41,12 @@ def render_audit(run, title: str = "Question filter audit") -> str:
         rows = evidence.filter(pl.col("action") == action)
         return rows.height, evidence_records(rows.head(SHOWN))
 
-    (n_revised, revised), (n_pairs, pairs), (n_merges, merges) = (of_action(a) for a in ("revise", "pair", "merge"))
+    (n_revised, revised), (n_pairs, pairs), (n_merges, merges), (n_reopened, reopened) = (
+        of_action(a) for a in ("revise", "pair", "merge", "reopen"))
     listed = {(stage, reason): drop_records(drops.filter((pl.col("stage") == stage) & (pl.col("reason") == reason))
                                             .head(SHOWN)) for stage, reason, _n in reasons.iter_rows()}
     # of the candidates, only the questions the lists name are read as rows
-    named = {e.question_id for e in revised} | {d.item_id for ds in listed.values() for d in ds}
+    named = {e.question_id for e in (*revised, *reopened)} | {d.item_id for ds in listed.values() for d in ds}
     by_id = {q["question_id"]: q for q in run.candidates.filter(pl.col("question_id").is_in(list(named))).select(
         "question_id", "title", "answer", "open_date", "resolution_date").iter_rows(named=True)}
     lines = [f"# {title}", "",
@@ -55,6 +57,13 @@ def render_audit(run, title: str = "Question filter audit") -> str:
                                          or "off") + ".", ""]
     lines += ["## Counts by stage", "", "| stage | in | out | dropped | revised |", "|---|---:|---:|---:|---:|"]
     lines += [f"| {s['stage']} | {s['in']:,} | {s['out']:,} | {s['dropped']:,} | {s['revised']:,} |" for s in run.stages]
+    if run.coverage:
+        lines += ["", *render_coverage(run.coverage)]
+        on_day = run.coverage.get("revision", {}).get("on_their_day", 0)
+        if on_day:
+            lines += ["", f"The revision step examined {on_day:,} yes/no questions about a state on a named day "
+                          "(\"Will X still be CEO on 31 December?\" answered Yes) without a search: their answer is "
+                          "known only on that day."]
     lines += ["", "## Drops by stage and reason", "", "| stage | reason | questions |", "|---|---|---:|"]
     lines += [f"| {stage} | {reason} | {n:,} |" for stage, reason, n in reasons.iter_rows()] or ["| - | - | 0 |"]
 
@@ -78,6 +87,12 @@ def render_audit(run, title: str = "Question filter audit") -> str:
     for e in revised:
         lines += [f"- {question_line(e.question_id)}", *evidence_lines([e])]
     lines += _more(len(revised), n_revised, "question_evidence")
+    lines += ["", f"## Later open dates ({n_reopened:,})", "",
+              "A phrase of the question's text first reported after it opened (a temporal leak): it opens on "
+              "that report's day instead.", ""]
+    for e in reopened:
+        lines += [f"- {question_line(e.question_id)}", *evidence_lines([e])]
+    lines += _more(len(reopened), n_reopened, "question_evidence")
     lines += ["", f"## Cross-question pairs ({n_pairs:,})", "",
               "| answer of | appears in | text |", "|---|---|---|"]
     lines += [f"| `{e.question_id}` | `{e.other_question_id}` | {_cell(_span(' / '.join(e.spans)))} |" for e in pairs]

@@ -63,7 +63,8 @@ async def _probe(client: LLMClient, prompt, q: dict, index: ArticleIndex, as_of:
 def difficulty_filter(questions: pl.DataFrame, index: ArticleIndex, settings: LLMSettings,
                       config: DifficultyConfig) -> StepResult:
     """Questions that pass the enabled probes; a probe that fails to get an answer keeps the
-    question (the filter is advisory) and is noted in the evidence."""
+    question (the filter is advisory), is noted in the evidence and counts the question as
+    skipped (``llm_no_answer``) in the audit."""
     result = StepResult(frame([], QUESTIONS))
     if not config.enabled or questions.is_empty():
         result.kept = questions
@@ -85,6 +86,7 @@ def difficulty_filter(questions: pl.DataFrame, index: ArticleIndex, settings: LL
             if not answered.ok:
                 result.evidence.append(Evidence(q["question_id"], STAGE, "note", "probe_failed",
                                                 ids, dates, (), None, f"{reason}: {answered.reason}"))
+                result.skip(q["question_id"], "llm_no_answer")  # kept, but not judged: the audit says so
                 continue
             right = matches(answered.value.answer, q["answer"], q["answer_aliases"])
             if right == drop_if_right:
@@ -107,6 +109,7 @@ def difficulty_filter(questions: pl.DataFrame, index: ArticleIndex, settings: LL
             kept.append(q)
         else:
             reason, detail, evidence = outcome
+            result.skipped.pop(q["question_id"], None)  # one probe failed, the other judged it
             result.drop(q["question_id"], STAGE, reason, detail)
             result.evidence.append(evidence)
     result.kept = frame(kept, QUESTIONS)

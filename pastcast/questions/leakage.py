@@ -5,18 +5,26 @@ A peer benchmark had a quarter of its answers verbatim in the titles of sibling 
 agents exploited it. Two steps guard against that here, both over the QUESTIONS schema:
 
 - ``self_leaks``: the answer in the question's own title, background or resolution criteria
-  (reason ``answer_in_own_text``);
-- ``cross_leaks``: the answer of question A in the visible text (title, background,
-  resolution criteria, candidate outcomes) of another question B while both are open
-  (``[open_date, resolution_date)`` overlap); the fewest questions are dropped so that no such
-  pair remains (reason ``answer_in_other_question``), and every pair is kept as evidence.
+  (reason ``answer_in_own_text``), or a yes/no question's outcome reported there
+  (``outcome_in_own_text``);
+- ``cross_leaks``: the answer of question A (or, for a yes/no question, a report of its outcome)
+  in the visible text (title, background, resolution criteria, candidate outcomes) of another
+  question B while both are open (``[open_date, resolution_date)`` overlap); the fewest
+  questions are dropped so that no such pair remains (reason ``answer_in_other_question``), and
+  every pair is kept as evidence.
+
+What each looks for is a question's probe (``pastcast.questions.leak_probes``): its answer's
+mentions, or for a yes/no question the sentences reporting its outcome, the event as having
+happened, been decided or been called off (``pastcast.questions.revision.events``; a title is
+read for its premise: "After X signed the deal, will ...?"). A question no text can be checked
+for is skipped with its reason, which the audit counts.
 
 ``find_mention`` is the one rule both use; it lives in ``pastcast.text.mentions`` (shared with
 question dedup, revision and answer grounding, and re-exported here), whose docstring gives the
 rules: exact / alias (after ``pastcast.text.normalise``, in any script; every character a word
 in scripts written without spaces), transliteration, abbreviation, surname, fuzzy, tried in
-that order, the first that fires reported. Yes/No answers and answers that cannot be located
-meaningfully (one character, a bare one- or two-digit integer) are never checked.
+that order, the first that fires reported. Answers that cannot be located meaningfully (one
+character, a bare one- or two-digit integer) are skipped.
 
 Candidate lists are not leaks (``pastcast.questions.candidate_lists``): every mention of an
 answer is looked at by position, and one that is a bare item of a list of candidates its
@@ -32,7 +40,6 @@ nothing by themselves: its text must list the options as candidates like any oth
 
 from __future__ import annotations
 
-import functools
 import heapq
 from collections import defaultdict
 from collections.abc import Sequence
@@ -42,14 +49,17 @@ from datetime import date
 import polars as pl
 
 from pastcast.questions.candidate_lists import list_items, outcome_about
+from pastcast.questions.leak_index import QuestionIndex
+from pastcast.questions.leak_probes import (OWN_FIELDS, PROBE_COLUMNS, VISIBLE_FIELDS, Probe, field_docs,
+                                            outcome_mentions, probe_of, skip_reason)
+from pastcast.questions.revision.events import is_yes_no
 from pastcast.questions.row_memo import RowMemo, outcomes_of, row_keys, row_reader, rows_at
 from pastcast.questions.steps import Evidence, StepResult
 from pastcast.schemas import QUESTIONS, complete
 from pastcast.text.mentions import (ACRONYM_MAX_LETTERS, ACRONYM_MIN_LETTERS, ACRONYMS,
                                     BINARY_ANSWERS, FUZZY_MIN_CHARS, FUZZY_SCORE, RULES,
                                     SURNAME_MIN_LETTERS, TRANSLITERATION_MIN_CHARS, Doc, Mention,
-                                    Needle, all_mentions, find_mention, match, needle_for, phrase_tokens,
-                                    raw_tokens, token_forms)
+                                    Needle, all_mentions, find_mention, match, needle_for, phrase_tokens)
 from pastcast.text.mentions import mention_tokens as tokens
 
 __all__ = [  # the mention finder's names are re-exported: this module's API from before it moved
@@ -58,8 +68,6 @@ __all__ = [  # the mention finder's names are re-exported: this module's API fro
     "VISIBLE_FIELDS", "Mention", "Pair", "cross_leaks", "find_mention", "find_pairs",
     "leaks_in_snapshot", "self_leak_mentions", "self_leaks", "tokens"]
 
-OWN_FIELDS = ("title", "background", "resolution_criteria")
-VISIBLE_FIELDS = (*OWN_FIELDS, "candidate_outcomes")
 
 # The finder's building blocks under the names this module always had (tests use them).
 _doc = Doc
@@ -89,15 +97,7 @@ def _needle_of(q: dict) -> Needle:
                    q.get("answer_type") or "")
 
 
-def _field_docs(q: dict, fields: Sequence[str]) -> list[tuple[str, Doc]]:
-    """(field name, doc) of a question's fields; each candidate outcome is its own doc."""
-    out = []
-    for f in fields:
-        if f == "candidate_outcomes":
-            out.extend((f, _doc(o)) for o in (q.get(f) or []) if o)
-        elif q.get(f):
-            out.append((f, _doc(q[f])))
-    return out
+_field_docs = field_docs  # the name this module always had (tests use it)
 
 
 def _singled_out(doc: Doc, needle: Needle, context: tuple[str, ...] = ()) -> Mention | None:
@@ -125,46 +125,99 @@ def _context(docs: list[tuple[str, Doc]]) -> tuple[str, ...]:
 
 def self_leak_mentions(q: dict) -> list[tuple[str, Mention]]:
     """(field, mention) of ``q``'s answer in its own title, background, resolution criteria,
-    where it is singled out (not one item of a candidate list)."""
-    needle = _needle_of(q)
-    if not needle.entries:
-        return []
-    return _host_mentions(_field_docs(q, OWN_FIELDS), needle)
+    where it is singled out (not one item of a candidate list); for a yes/no question, the
+    sentences of its own text that report its outcome (``leak_probes``)."""
+    found = _own_text_leak(q)
+    return [] if isinstance(found, str) else found
+
+
+def _own_text_leak(q: dict) -> list[tuple[str, Mention]] | str:
+    """``self_leak_mentions``, or why the question's text cannot be checked (a skip reason)."""
+    probe = probe_of(q)
+    if isinstance(probe, str):
+        return probe
+    return _probe_mentions(probe, q, OWN_FIELDS)
+
+
+def _probe_mentions(probe: Probe, q: dict, fields: Sequence[str],
+                    docs: list[tuple[str, Doc]] | None = None) -> list[tuple[str, Mention]]:
+    """(field, mention) of what ``probe`` looks for in ``q``'s ``fields`` (``docs``: those
+    fields as docs already made)."""
+    docs = docs if docs is not None else _field_docs(q, fields)
+    if probe.is_outcome:
+        return outcome_mentions(probe.event, [(f, doc.text) for f, doc in docs])
+    return _host_mentions(docs, probe.needle)
 
 
 def _describe(m: Mention) -> str:
+    if m.rule.startswith("reports "):
+        return f"{m.span!r} ({m.rule})"
     how = m.rule if m.rule != "fuzzy" else f"fuzzy {m.score:g}"
     return f"{m.span!r} ({how}: {m.form!r})"
 
 
-SELF_LEAK_COLUMNS = ("answer", "answer_aliases", "answer_type", *OWN_FIELDS)  # what the rule reads
+def _what(q: dict) -> str:
+    """What leaks of a question: its answer, or a yes/no question's outcome."""
+    return _leaking(q.get("answer"), is_yes_no(q))
+
+
+def _leaking(answer: str | None, yes_no: bool) -> str:
+    return f"outcome (answer {answer!r})" if yes_no else f"answer {answer!r}"
+
+
+def _pair_leak(p: Pair) -> str:
+    return _leaking(p.answer, any(m.rule.startswith("reports ") for _, m in p.mentions))
+
+
+PROBE_STEP = "probe"  # the row memo's entries: why no text can be checked for a question, by row
+
+
+def probe_skips(df: pl.DataFrame, memo: RowMemo | None = None) -> dict[str, str]:
+    """{question id: skip reason} of the questions no text can be checked for (``leak_probes``),
+    through ``memo`` by row when given."""
+    row = row_reader(df.select("question_id", *PROBE_COLUMNS), memo)
+    reasons = outcomes_of(memo, PROBE_STEP, df, PROBE_COLUMNS, lambda i: skip_reason(row(i)))
+    return {qid: r for qid, r in zip(df["question_id"].to_list(), reasons) if r}
+
+
+SELF_LEAK_COLUMNS = (*PROBE_COLUMNS, "background")  # what the rule reads
+SELF_LEAK_STEP = "self_leak/2"  # the row memo's entries (2: yes/no questions checked, skips kept)
 
 
 def _self_leak_found(q: dict) -> dict | None:
-    found = self_leak_mentions(q)
+    found = _own_text_leak(q)
+    if isinstance(found, str):
+        return {"skip": found}
     if not found:
         return None
-    return {"detail": "; ".join(f"{f}: {_describe(m)}" for f, m in found), "spans": [m.span for _, m in found]}
+    return {"detail": "; ".join(f"{f}: {_describe(m)}" for f, m in found), "spans": [m.span for _, m in found],
+            "reason": "outcome_in_own_text" if found[0][1].rule.startswith("reports ") else "answer_in_own_text"}
 
 
 def self_leaks(questions: pl.DataFrame, stage: str = "self_leak", memo: RowMemo | None = None) -> StepResult:
     """Drop every question whose answer (or an alias) is mentioned in its own title, background
     or resolution criteria (reason ``answer_in_own_text``; options of its own candidate outcomes
-    are not looked at, see the module doc). ``memo``: outcomes of the build before, by row."""
+    are not looked at, see the module doc), and every yes/no question whose own text reports its
+    outcome (``outcome_in_own_text``). A question no text can be checked for is skipped with the
+    reason (``leak_probes``). ``memo``: outcomes of the build before, by row."""
     df = _frame(questions)
     row = row_reader(df, memo)  # with a memo, only the rows it lacks and the leaks are read as rows
     result = StepResult(df)
     dropped = set()
-    found = outcomes_of(memo, "self_leak", df, SELF_LEAK_COLUMNS, lambda i: _self_leak_found(row(i)))
+    ids = df["question_id"].to_list()
+    found = outcomes_of(memo, SELF_LEAK_STEP, df, SELF_LEAK_COLUMNS, lambda i: _self_leak_found(row(i)))
     for i, leak in enumerate(found):
         if not leak:
             continue
+        if "skip" in leak:
+            result.skip(ids[i], leak["skip"])
+            continue
         q = row(i)
         qid = q["question_id"]
+        reason = leak.get("reason", "answer_in_own_text")
         dropped.add(qid)
-        result.drop(qid, stage, "answer_in_own_text", f"answer {q['answer']!r} in {leak['detail']}")
-        result.evidence.append(Evidence(qid, stage, "drop", "answer_in_own_text",
-                                        spans=tuple(leak["spans"]), detail=leak["detail"]))
+        result.drop(qid, stage, reason, f"{_what(q)} in {leak['detail']}")
+        result.evidence.append(Evidence(qid, stage, "drop", reason, spans=tuple(leak["spans"]), detail=leak["detail"]))
     result.kept = df.filter(~pl.col("question_id").is_in(list(dropped)))
     return result
 
@@ -203,101 +256,6 @@ def _overlap(a: dict, b: dict) -> bool:
             and _ordinal(b["open_date"], lo) < _ordinal(a["resolution_date"], hi))
 
 
-@functools.lru_cache(maxsize=100_000)
-def _visible_tokens(texts: tuple[str | None, ...]) -> frozenset[str]:
-    """Every token form of a question's visible texts (a superset of each field's tokens is
-    enough for the index). Cached: the filter's cross-leak step and the snapshot's check index
-    the same questions in one build."""
-    raw = set()
-    for v in texts:
-        if v:
-            raw.update(raw_tokens(v))
-    toks = {t for r in raw for t in token_forms(r)}
-    if "cent" in toks:
-        toks.add("percent")
-    return frozenset(toks)
-
-
-class _Index:
-    """Visible texts of every question, and where each normalised token occurs (and, built on
-    first use, each acronym spelt by a run of capitalised words, key "I:<letters>")."""
-
-    def __init__(self, rows: list[dict]):
-        self.rows = rows
-        self._docs: dict[int, list[tuple[str, Doc]]] = {}
-        postings: dict[str, set[int]] = defaultdict(set)
-        for i, q in enumerate(rows):
-            texts = tuple(v if v is None or isinstance(v, str) else "\n".join(x for x in v if x)
-                          for v in (q.get(f) for f in VISIBLE_FIELDS))
-            for t in _visible_tokens(texts):
-                postings[t].add(i)
-        self.postings = postings
-        self._deletions: dict[str, set[str]] | None = None
-        self._neighbours: dict[str, set[str]] = {}
-        self._initials: dict[str, set[int]] | None = None
-
-    def docs(self, i: int) -> list[tuple[str, Doc]]:
-        if i not in self._docs:
-            self._docs[i] = _field_docs(self.rows[i], VISIBLE_FIELDS)
-        return self._docs[i]
-
-    def holding_all(self, toks: Sequence[str]) -> set[int]:
-        sets = sorted((self.postings.get(t, set()) for t in set(toks)), key=len)
-        if not sets or not sets[0]:
-            return set()
-        return set.intersection(*sets) if len(sets) > 1 else set(sets[0])
-
-    def spelling(self, letters: str) -> set[int]:
-        if self._initials is None:
-            initials: dict[str, set[int]] = defaultdict(set)
-            for i in range(len(self.rows)):
-                for _f, doc in self.docs(i):
-                    for spelt, _s, _t in doc.initials:
-                        initials[spelt].add(i)
-            self._initials = initials
-        return self._initials.get(letters, set())
-
-    def neighbours(self, tok: str) -> set[str]:
-        """Vocabulary tokens within one edit of ``tok`` (itself included), by deletion
-        neighbourhoods; tokens under 4 characters only match themselves."""
-        if len(tok) < 4:
-            return {tok}
-        if tok in self._neighbours:
-            return self._neighbours[tok]
-        if self._deletions is None:
-            dels: dict[str, set[str]] = defaultdict(set)
-            for v in self.postings:
-                if len(v) >= 4:
-                    dels[v].add(v)
-                    for i in range(len(v)):
-                        dels[v[:i] + v[i + 1:]].add(v)
-            self._deletions = dels
-        out = {tok}
-        for key in {tok, *(tok[:i] + tok[i + 1:] for i in range(len(tok)))}:
-            out |= self._deletions.get(key, set())
-        self._neighbours[tok] = out
-        return out
-
-    def candidates(self, needle: Needle) -> set[int]:
-        out: set[int] = set()
-        for e in needle.entries:
-            if e.kind in ("phrase", "acronym", "surname") and e.toks:
-                out |= self.holding_all(e.toks)
-            elif e.kind == "initials":
-                out |= self.spelling(e.letters)
-            elif e.kind == "fuzzy":
-                sets = []
-                for t in set(e.toks):
-                    s = set()
-                    for v in self.neighbours(t):
-                        s |= self.postings.get(v, set())
-                    sets.append(s)
-                sets.sort(key=len)
-                if sets and sets[0]:
-                    out |= set.intersection(*sets)
-        return out
-
-
 def find_pairs(questions: pl.DataFrame, among: set[str] | None = None) -> list[Pair]:
     """Every (A, B), A != B, open at the same time, with A's answer in B's visible text
     (``among``: only pairs with a question of these ids on one side at least).
@@ -327,29 +285,37 @@ def _open_beside(rows: list[dict], among: set[str]) -> list[dict]:
             or (_ordinal(q["open_date"], -unbounded) < hi and lo < _ordinal(q["resolution_date"], unbounded))]
 
 
+def _probes(rows: list[dict]) -> list[Probe | None]:
+    """Each row's probe (None: nothing to look for, skipped)."""
+    out = []
+    for q in rows:
+        probe = probe_of(q)
+        out.append(None if isinstance(probe, str) else probe)
+    return out
+
+
 def _find_pairs(rows: list[dict], among: set[str] | None = None) -> list[Pair]:
     if among is not None:
         rows = _open_beside(rows, among)
-    index = _Index(rows)
+    index = QuestionIndex(rows)
     focus = None if among is None else {i for i, q in enumerate(rows) if q["question_id"] in among}
     if focus is not None and not focus:
         return []
     # a question outside the focus can only pair with one inside it: its candidates come from an
     # index of the focus alone (the same rows the full index would give, less the others)
     hosts = None if focus is None else sorted(focus)
-    focus_index = None if hosts is None else _Index([rows[i] for i in hosts])
+    focus_index = None if hosts is None else QuestionIndex([rows[i] for i in hosts])
     pairs = []
-    for a, qa in enumerate(rows):
-        needle = _needle_of(qa)
-        if not needle.entries:
+    for a, (qa, probe) in enumerate(zip(rows, _probes(rows))):
+        if probe is None:
             continue
         inside = focus is None or a in focus
-        found_in = (sorted(index.candidates(needle)) if inside else
-                    sorted(hosts[j] for j in focus_index.candidates(needle)))
+        found_in = (sorted(index.probe_candidates(probe)) if inside else
+                    sorted(hosts[j] for j in focus_index.probe_candidates(probe)))
         for b in found_in:
             if b == a or not _overlap(qa, rows[b]):
                 continue
-            found = _host_mentions(index.docs(b), needle)
+            found = _probe_mentions(probe, rows[b], VISIBLE_FIELDS, index.docs(b))
             if found:
                 pairs.append(Pair(qa["question_id"], rows[b]["question_id"], qa["answer"], tuple(found)))
     return pairs
@@ -363,9 +329,9 @@ def _pair_detail(p: Pair, rows: dict[str, dict], dropped: str) -> str:
     where = ", ".join(f"{f} {_describe(m)}" for f, m in p.mentions)
     a, b = rows[p.leaker], rows[p.host]
     if dropped == p.leaker:
-        return (f"its answer {p.answer!r} shows in {p.host}'s {where} ({_period(b)}; this one "
+        return (f"its {_pair_leak(p)} shows in {p.host}'s {where} ({_period(b)}; this one "
                 f"{_period(a)})")
-    return (f"shows {p.leaker}'s answer {p.answer!r} in its {where} ({p.leaker} {_period(a)}; "
+    return (f"shows {p.leaker}'s {_pair_leak(p)} in its {where} ({p.leaker} {_period(a)}; "
             f"this one {_period(b)})")
 
 
@@ -405,7 +371,7 @@ def _choose_drops(pairs: list[Pair], rows: dict[str, dict]) -> list[tuple[str, l
     return out
 
 
-CROSS_LEAK_STEP = "cross_leak"  # the row memo's entries: each question's hosts, by row key
+CROSS_LEAK_STEP = "cross_leak/2"  # the row memo's entries: each question's hosts, by row key (2: yes/no)
 
 
 def _beside(df: pl.DataFrame, changed: list[int]) -> set[int]:
@@ -440,7 +406,8 @@ def _remembered_pairs(df: pl.DataFrame, memo: RowMemo) -> tuple[list[Pair], list
     rows = [read[i] for i in sorted(read)]
     pairs = _find_pairs(rows, among={read[i]["question_id"] for i in changed}) if changed else []
     for a, b in known:
-        found = _host_mentions(_field_docs(read[b], VISIBLE_FIELDS), _needle_of(read[a]))
+        probe = probe_of(read[a])
+        found = [] if isinstance(probe, str) else _probe_mentions(probe, read[b], VISIBLE_FIELDS)
         if found:
             pairs.append(Pair(read[a]["question_id"], read[b]["question_id"], read[a]["answer"], tuple(found)))
     position = {q["question_id"]: i for i, q in read.items()}
@@ -471,11 +438,12 @@ def cross_leaks(questions: pl.DataFrame, stage: str = "cross_leak", memo: RowMem
         pairs, rows = _remembered_pairs(df, memo)
     by_id = {q["question_id"]: q for q in rows}
     result = StepResult(df)
+    result.skipped.update(probe_skips(df, memo))  # the questions whose answer nothing can show
     for p in pairs:
         result.evidence.append(Evidence(
             p.leaker, stage, "pair", "answer_in_other_question",
             spans=tuple(m.span for _, m in p.mentions), other_question_id=p.host,
-            detail=f"answer {p.answer!r} in {p.host}'s " + ", ".join(
+            detail=f"{_pair_leak(p)} in {p.host}'s " + ", ".join(
                 f"{f} {_describe(m)}" for f, m in p.mentions)))
     dropped = []
     for qid, removed in _choose_drops(pairs, by_id):
@@ -495,8 +463,8 @@ def leaks_in_snapshot(questions: pl.DataFrame) -> dict[str, list[str]]:
     out: dict[str, list[str]] = defaultdict(list)
     for q in rows:
         for f, m in self_leak_mentions(q):
-            out[q["question_id"]].append(f"answer {q['answer']!r} in its own {f}: {_describe(m)}")
+            out[q["question_id"]].append(f"{_what(q)} in its own {f}: {_describe(m)}")
     for p in _find_pairs(rows):
         where = ", ".join(f"{f} {_describe(m)}" for f, m in p.mentions)
-        out[p.leaker].append(f"answer {p.answer!r} in {p.host}'s {where} while both are open")
+        out[p.leaker].append(f"{_pair_leak(p)} in {p.host}'s {where} while both are open")
     return dict(out)

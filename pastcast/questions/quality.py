@@ -103,14 +103,41 @@ def quality_flags(questions: pl.DataFrame, memo: RowMemo | None = None) -> pl.Da
     return pl.DataFrame(out, schema=QUALITY) if out else pl.DataFrame(schema=QUALITY)
 
 
+WORDING_FLAGS = ("no_source_of_truth", "vague_time_frame")  # read English cues: not judged in other languages
+
+
+def english_expr() -> pl.Expr:
+    """``_is_english`` of a question's title and criteria, as an expression (the rule that decides
+    whether the wording flags were looked for)."""
+    text = pl.concat_str(pl.col("title").fill_null(""), pl.lit(" "), pl.col("resolution_criteria").fill_null(""))
+    hits = text.str.count_matches(ENGLISH.pattern)
+    return ((hits >= 2) & text.str.contains(r"^[\x00-\x7f]*$")) | (hits >= 3)
+
+
 def quality_summary(questions: pl.DataFrame, flags: pl.DataFrame) -> dict:
-    """Counts per flag and the share of questions with none (verifiable and unambiguous)."""
+    """Counts per flag and the share of questions with none (verifiable and unambiguous), over
+    every kept question and, kinds apart, over those every rule examined (``by_kind``: the wording
+    rules read English cues, so a question in another language is examined by the structure rules
+    only and counted apart, never as clean)."""
+    from pastcast.questions.leak_probes import KINDS, kind_expr
+
     flagged = set(flags.filter(pl.col("flag") != NO_VERDICT)["question_id"])
     n = questions.height
     present = [f for f in (*LLM_FLAGS, NO_VERDICT) if (flags["flag"] == f).any()]
+    rows = questions.select("question_id", kind_expr().alias("kind"), english_expr().alias("english"))
+    by_kind = {}
+    for kind in KINDS:
+        of_kind = rows.filter(pl.col("kind") == kind)
+        examined = of_kind.filter(pl.col("english"))["question_id"].to_list()
+        clean = sum(q not in flagged for q in examined)
+        by_kind[kind] = {"questions": of_kind.height, "examined": len(examined), "unflagged": clean,
+                         "unflagged_share": clean / len(examined) if examined else None,
+                         "skipped": of_kind.height - len(examined),
+                         "skipped_reasons": {"not_english": of_kind.height - len(examined)}
+                         if of_kind.height > len(examined) else {}}
     return {"questions": n, "flagged": len(flagged),
             "unflagged_share": (n - len(flagged)) / n if n else None,
-            "by_flag": {f: int((flags["flag"] == f).sum()) for f in (*FLAGS, *present)}}
+            "by_flag": {f: int((flags["flag"] == f).sum()) for f in (*FLAGS, *present)}, "by_kind": by_kind}
 
 
 def render_quality(questions: pl.DataFrame, flags: pl.DataFrame, limit: int = 20) -> list[str]:
@@ -118,12 +145,22 @@ def render_quality(questions: pl.DataFrame, flags: pl.DataFrame, limit: int = 20
     s = quality_summary(questions, flags)
     share = f"{s['unflagged_share']:.1%}" if s["unflagged_share"] is not None else "-"
     lines = ["## Question quality", "",
-             f"{s['questions'] - s['flagged']:,} of {s['questions']:,} kept questions carry no flag "
-             f"(verifiable and unambiguous by these rules): **{share}**. Rules: "
-             "`pastcast.questions.quality`; English cues, structure checks in every language"
+             f"{s['questions'] - s['flagged']:,} of {s['questions']:,} kept questions carry no flag: {share}. "
+             "Rules: `pastcast.questions.quality`; the wording rules (no source of truth, vague time "
+             "frame) read English cues, the structure rules every language"
              + ("; with the LLM pass (`llm_*` flags)." if any(f.startswith("llm_") for f in s["by_flag"]) else
                 "; no LLM pass (`questions filter --quality-llm`)."), "",
-             "| flag | questions |", "|---|---:|"]
+             "Verifiable and unambiguous, over the questions every rule examined, kinds apart (a question "
+             "in another language than English is examined by the structure rules only, and counted "
+             "apart, never as clean):", "",
+             "| kind | kept | examined by every rule | no flag | share | not examined by the wording rules |",
+             "|---|---:|---:|---:|---:|---:|"]
+    for kind, k in s["by_kind"].items():
+        if k["questions"]:
+            kshare = f"**{k['unflagged_share']:.1%}**" if k["unflagged_share"] is not None else "-"
+            lines.append(f"| {kind} | {k['questions']:,} | {k['examined']:,} | {k['unflagged']:,} | {kshare} | "
+                         f"{k['skipped']:,} |")
+    lines += ["", "| flag | questions |", "|---|---:|"]
     lines += [f"| {f} | {n:,} |" for f, n in s["by_flag"].items()]
     titles = dict(zip(questions["question_id"], questions["title"]))
     for f in s["by_flag"]:

@@ -11,12 +11,15 @@ The cross-leak step keeps each question's pairs the same way (``leakage.CROSS_LE
 the row keys of the questions whose text shows its answer), since a pair depends on its two
 rows alone.
 
-Stored as ``filter_state/rows.parquet`` (step, key, outcome JSON), written atomically.
+Stored as ``filter_state/rows.parquet`` (step, key, outcome JSON), written atomically. The
+scheme it is read under names pastcast's and polars' versions and a digest of the rules' code
+(``rules_fingerprint``): a memo of other code is never replayed.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -25,7 +28,7 @@ import polars as pl
 
 from pastcast.io import sha256_file, write_json, write_parquet
 
-ROW_MEMO_FORMAT = 1
+ROW_MEMO_FORMAT = 2  # 2: yes/no questions through the leak rules, skips kept with their reason
 _SEED = 20261203
 _COLUMNS = {"step": pl.String, "key": pl.UInt64, "outcome": pl.String}
 _UNSEEN, _NESTED = object(), object()
@@ -34,7 +37,20 @@ _UNSEEN, _NESTED = object(), object()
 def _scheme() -> str:
     from pastcast import __version__
 
-    return f"rows-{ROW_MEMO_FORMAT}/pastcast-{__version__}/polars-{pl.__version__}/{_SEED}"
+    return f"rows-{ROW_MEMO_FORMAT}/pastcast-{__version__}/polars-{pl.__version__}/{_SEED}/rules-{rules_fingerprint()}"
+
+
+@functools.lru_cache(maxsize=1)
+def rules_fingerprint() -> str:
+    """A digest of the code the remembered outcomes came from (the question stage and the text
+    layer it reads with): a rule changed without a version bump (a patch, a checkout between
+    releases) starts every memo afresh instead of replaying outcomes the new rule would not give."""
+    root = Path(__file__).resolve().parent.parent
+    h = hashlib.sha256()
+    for path in sorted([*(root / "questions").rglob("*.py"), *(root / "text").rglob("*.py")]):
+        h.update(path.relative_to(root).as_posix().encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()[:16]
 
 
 def row_hash(columns: Sequence[str] | None = None) -> pl.Expr:

@@ -12,6 +12,10 @@ from pastcast.drops import Drop, drops_frame
 from pastcast.schemas import QUESTION_EVIDENCE, columns_frame
 
 ITEM_KIND = "question"
+# Skip reasons more than one step gives (the audit counts them by step): what a leak or revision
+# check looks for cannot be made of the question.
+ANSWER_NOT_LOCATABLE = "answer_not_locatable"  # one character, a bare one- or two-digit number
+NO_EVENT_IN_TITLE = "no_event_in_title"  # a yes/no title whose words name nothing to look for
 
 
 @dataclass(frozen=True)
@@ -65,6 +69,12 @@ class StepResult:
     # those worked out in this run, the rest were stored by the build before (read the frames)
     drop_table: pl.DataFrame | None = None
     evidence_table: pl.DataFrame | None = None
+    # the questions this step could not judge, by id, with why (a short code: the audit's
+    # coverage counts every question a step saw as examined or skipped, never silently passed)
+    skipped: dict[str, str] = field(default_factory=dict)
+
+    def skip(self, question_id: str, reason: str) -> None:
+        self.skipped[question_id] = reason
 
     def drop(self, question_id: str, stage: str, reason: str, detail: str = "") -> None:
         self.drops.append(Drop(question_id, ITEM_KIND, stage, reason, detail))

@@ -44,11 +44,12 @@ REQUIRED = ("question_id", "title", "answer", "resolution_criteria", "open_date"
 QUESTION_MARKS = ("?", "\uff1f", "\u061f", "\u037e")  # and the full-width, Arabic and Greek ones
 _BARE_NUMBER = re.compile(r"^[+-]?\d[\d,]*(?:\.\d+)?$")
 # A question about the future says so: a future verb, or a time still to come (a year also
+# between Chinese or Japanese characters, as in "在2026年底前"; a year also
 # when a Chinese or Japanese character follows it, as in "2026年").
 _FUTURE = re.compile(r"\b(?:will|would|shall|going to|next|upcoming|by the end of|before|"
                      r"to be (?:named|elected|chosen|appointed)"
                      rf"|by (?:eoy|eom|year[- ]end|end of|{'|'.join(MONTHS)}))\b"
-                     r"|(?<!\w)(?:19|20)\d\d(?![0-9A-Za-z_])", re.I)
+                     r"|(?<![0-9A-Za-z_])(?:19|20)\d\d(?![0-9A-Za-z_])", re.I)
 # A market question opens before it resolves by construction, so its title may omit a future
 # cue ("Tesla Robotaxi unveiling delayed?"). A title asked in the past tense is about what
 # already happened ("Was synthetic video data used in training Sora?", "Did the deal close by

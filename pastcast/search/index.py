@@ -22,7 +22,7 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta, timezone
 from pathlib import Path
@@ -34,9 +34,11 @@ from tantivy import FieldType, Occur, Query
 from pastcast.io import MANIFEST, locked, read_manifest, sha256_file, write_parquet
 from pastcast.schemas import ARTICLES, TABLES, scan_parts
 from pastcast.store import scan_table, table_files
+from pastcast.text.normalise import IDEOGRAPHIC, SEGMENTED
 from pastcast.search.visibility import not_archive
 
-INDEX_FORMAT = 3  # bump when the schema, analyzer or what is indexed changes; stale indexes get rebuilt
+INDEX_FORMAT = 4  # bump when the schema, analyzer or what is indexed changes; stale indexes get rebuilt
+# (4: a term per character in scripts written without spaces)
 META_FILE = "pastcast_index.json"
 TITLE_BOOST = 1.5  # a query term in the headline says more than one in the body
 MAX_QUERY_TERMS = 64
@@ -48,15 +50,24 @@ SNIPPET_CHARS = 240
 ID_ORDER = "id_order"  # fast field: orders equally scored documents without fetching them
 _BATCH_ROWS = 20_000
 
-# Mirrors tantivy's built-in "en_stem" tokenizer used for title and text, so query terms
-# are exactly the indexed terms (the question filter compares stems with it too).
-ANALYZER = (
-    tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
-    .filter(tantivy.Filter.remove_long(40))
-    .filter(tantivy.Filter.lowercase())
-    .filter(tantivy.Filter.stemmer("english"))
-    .build()
-)
+# Words as tantivy's "en_stem" makes them (runs of letters and digits, lower case, English stems),
+# except in scripts written without spaces, where every character is a term of its own (as
+# ``pastcast.text.normalise`` tokens them): a run of Chinese characters as one term is found only
+# whole, and one over 40 bytes (14 characters) is not indexed at all. Registered on every index
+# as ``TOKENIZER``; queries are analyzed with it too, so query terms are exactly the indexed terms
+# (the question filter compares stems with it too).
+TOKENIZER = "pastcast_text"
+_TERMS = f"[{IDEOGRAPHIC}{SEGMENTED}]|[[^\\W_]--[{IDEOGRAPHIC}{SEGMENTED}]]+"  # Rust regex: class difference
+
+
+def _analyzer(drop_long: bool = True):
+    builder = tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.regex(_TERMS))
+    if drop_long:
+        builder = builder.filter(tantivy.Filter.remove_long(40))
+    return builder.filter(tantivy.Filter.lowercase()).filter(tantivy.Filter.stemmer("english")).build()
+
+
+ANALYZER = _analyzer()
 
 
 @dataclass(frozen=True)
@@ -72,11 +83,19 @@ class Hit:
 def _schema() -> tantivy.Schema:
     sb = tantivy.SchemaBuilder()
     sb.add_text_field("article_id", stored=True, tokenizer_name="raw")
-    sb.add_text_field("title", stored=True, tokenizer_name="en_stem")
-    sb.add_text_field("text", stored=True, tokenizer_name="en_stem")
+    sb.add_text_field("title", stored=True, tokenizer_name=TOKENIZER)
+    sb.add_text_field("text", stored=True, tokenizer_name=TOKENIZER)
     sb.add_date_field("published_at", stored=True, indexed=True, fast=True)
     sb.add_unsigned_field(ID_ORDER, stored=False, indexed=False, fast=True)
     return sb.build()
+
+
+def _tantivy_index(path: Path, new: bool = False) -> tantivy.Index:
+    """An index at ``path`` (``new``: created, with the schema) with ``TOKENIZER`` registered
+    (tantivy keeps a custom tokenizer's name in the schema, not the tokenizer itself)."""
+    index = tantivy.Index(_schema(), path=str(path), reuse=False) if new else tantivy.Index.open(str(path))
+    index.register_tokenizer(TOKENIZER, ANALYZER)
+    return index
 
 
 def _id_order(article_id: str) -> int:
@@ -165,7 +184,7 @@ class ArticleIndex:
         """
         path = Path(path)
         path.mkdir(parents=True, exist_ok=True)
-        index = tantivy.Index(_schema(), path=str(path), reuse=False)
+        index = _tantivy_index(path, new=True)
         writer = index.writer(heap_size=128_000_000)
         n = _add(writer, articles)
         writer.commit()
@@ -179,7 +198,7 @@ class ArticleIndex:
         path = Path(path)
         if not _exists(path):
             raise FileNotFoundError(f"no article index at {path}")
-        return cls(tantivy.Index.open(str(path)), path)
+        return cls(_tantivy_index(path), path)
 
     @property
     def meta(self) -> dict:
@@ -267,6 +286,138 @@ class ArticleIndex:
                 )
             )
         return hits
+
+    # -- where a phrase first appears (the question filter's temporal-leak check) ---------------
+
+    def _within(self, query: Query, since: date | None, through: date | None) -> Query:
+        """``query`` among documents published from the start of ``since`` to the end of
+        ``through`` (UTC days; None: unbounded on that side)."""
+        if since is None and through is None:
+            return query
+        bounds = {}
+        if since is not None:
+            bounds.update(lower_bound=end_of_day_exclusive(since - timedelta(days=1)), include_lower=True)
+        if through is not None:
+            bounds.update(upper_bound=end_of_day_exclusive(through), include_upper=False)
+        gate = Query.range_query(self._schema, "published_at", FieldType.Date, **bounds)
+        return Query.boolean_query([(Occur.Must, Query.const_score_query(gate, 0.0)), (Occur.Must, query)])
+
+    def _days(self, query: Query) -> dict[date, int]:
+        """How many documents matching ``query`` were published on each UTC day (days with none
+        left out), by one aggregation over the ``published_at`` fast field."""
+        found = self._index.searcher().aggregate(query, {"days": {"date_histogram": {
+            "field": "published_at", "fixed_interval": "1d", "min_doc_count": 1}}})
+        return {datetime.fromtimestamp(b["key"] / 1000, timezone.utc).date(): int(b["doc_count"])
+                for b in found["days"]["buckets"] if b["doc_count"]}
+
+    def phrase_days(self, phrase: str, since: date | None = None, through: date | None = None) -> dict[date, int] | None:
+        """How many documents hold ``phrase`` (``phrase_query``) in their title or text, per UTC
+        publication day from ``since`` through ``through`` (None: unbounded); None when the
+        phrase cannot be searched for (no terms, a term too long to be indexed, or a pattern
+        matching too many terms)."""
+        query = phrase_query(self._schema, phrase)
+        if query is None:
+            return None
+        try:
+            return self._days(self._within(query, since, through))
+        except ValueError:  # a regex phrase expanding to more terms than tantivy allows
+            return None
+
+    def first_holding(self, phrase: str, since: date | None = None,
+                      through: date | None = None) -> tuple[str, datetime] | None:
+        """(article id, published_at) of the earliest document holding ``phrase`` in its title
+        or text (among those published from ``since`` through ``through``); ties of the same
+        instant go to the smallest id. None when none does or the phrase cannot be searched."""
+        query = phrase_query(self._schema, phrase)
+        if query is None:
+            return None
+        searcher = self._index.searcher()
+        gated = self._within(query, since, through)
+        limit = 8
+        while True:
+            try:
+                hits = searcher.search(gated, limit=limit, count=False, order_by_field="published_at",
+                                       order=tantivy.Order.Asc).hits
+            except ValueError:
+                return None
+            if not hits:
+                return None
+            first = hits[0][0]
+            if len(hits) < limit or hits[-1][0] != first:
+                break
+            limit *= 4  # every hit shares the earliest instant: widen to see all of them
+        docs = [searcher.doc(address) for key, address in hits if key == first]
+        doc = min(docs, key=lambda d: d.get_first("article_id"))
+        return doc.get_first("article_id"), doc.get_first("published_at")
+
+    def holding(self, phrase: str, since: date | None = None, through: date | None = None,
+                limit: int = 100) -> list[tuple[str, datetime, str]]:
+        """(article id, published_at, title and text) of up to ``limit`` documents holding
+        ``phrase`` (title or text) published from ``since`` through ``through``, earliest first:
+        for a caller that must read how the phrase is written (the index folds case)."""
+        query = phrase_query(self._schema, phrase)
+        if query is None:
+            return []
+        searcher = self._index.searcher()
+        try:
+            hits = searcher.search(self._within(query, since, through), limit=limit, count=False,
+                                   order_by_field="published_at", order=tantivy.Order.Asc).hits
+        except ValueError:
+            return []
+        docs = [searcher.doc(address) for _, address in hits]
+        found = [(d.get_first("article_id"), d.get_first("published_at"),
+                  f"{d.get_first('title') or ''}\n{d.get_first('text') or ''}") for d in docs]
+        return sorted(found, key=lambda f: (f[1], f[0]))
+
+    def words_days(self, words: Iterable[str], since: date | None = None, through: date | None = None) -> dict[date, int]:
+        """Per UTC day, how many documents hold any of ``words`` (analyzed like the index, title or
+        text): with a script's most frequent words, how much of the corpus is written in it."""
+        terms = list(dict.fromkeys(t for w in words for t in ANALYZER.analyze(w)))
+        if not terms:
+            return {}
+        query = Query.boolean_query([(Occur.Should, Query.term_query(self._schema, f, t))
+                                     for t in terms for f in ("title", "text")])
+        return self._days(self._within(query, since, through))
+
+    def characters_days(self, characters: str, since: date | None = None,
+                        through: date | None = None) -> dict[date, int]:
+        """Per UTC day, how many documents hold any of ``characters`` (title or text): for scripts
+        written without spaces, each of whose characters is a term."""
+        chars = list(dict.fromkeys(t for c in characters if not c.isspace() for t in ANALYZER.analyze(c)))
+        if not chars:
+            return {}
+        query = Query.boolean_query([(Occur.Should, Query.term_query(self._schema, f, c))
+                                     for c in chars for f in ("title", "text")])
+        return self._days(self._within(query, since, through))
+
+
+# A phrase is looked for as the index analyzed it, except that its terms are never dropped for
+# length: a term of 40+ bytes is not indexed, so a phrase holding one can never be found
+# (``phrase_query`` gives None rather than a shorter phrase). In scripts written without spaces
+# every character is a term, so "三体" is the phrase 三 体, found in "我读了三体".
+_PHRASE_ANALYZER = _analyzer(drop_long=False)
+MAX_TERM_BYTES = 40  # ANALYZER's remove_long: longer terms are not indexed
+
+
+def phrase_terms(phrase: str) -> tuple[str, ...] | None:
+    """The terms ``phrase`` is looked for as, in order (what two phrases are the same search
+    by); None when it has none or one too long to be indexed."""
+    terms = _PHRASE_ANALYZER.analyze(phrase or "")
+    if not terms or any(len(t.encode("utf-8")) >= MAX_TERM_BYTES for t in terms):
+        return None
+    return tuple(terms)
+
+
+def phrase_query(schema: tantivy.Schema, phrase: str) -> Query | None:
+    """Documents holding ``phrase`` in their title or text: its terms in a row (a term query for
+    one term; in scripts written without spaces a term a character). None when the phrase has
+    no terms or a term too long to be indexed."""
+    terms = phrase_terms(phrase)
+    if terms is None:
+        return None
+    per_field = [Query.term_query(schema, f, terms[0]) if len(terms) == 1 else Query.phrase_query(schema, f, terms)
+                 for f in ("title", "text")]
+    return Query.boolean_query([(Occur.Should, q) for q in per_field])
 
 
 def _exists(path: Path) -> bool:
@@ -368,7 +519,7 @@ def _grow(base: Path, tmp: Path, snapshot_dir: Path, table: str, indexed: set[st
             except OSError:  # another file system: copy
                 shutil.copyfile(item, tmp / item.name)
     new = [snapshot_dir.parent / p["path"] for p in _stated_parts(snapshot_dir, table) if p["path"] not in indexed]
-    index = tantivy.Index.open(str(tmp))
+    index = _tantivy_index(tmp)
     writer = index.writer(heap_size=128_000_000)
     added = _add(writer, _documents(snapshot_dir, table, new)) if new else 0
     writer.commit()
@@ -429,7 +580,7 @@ def open_or_build(snapshot_dir: str | os.PathLike, cache_dir: str | os.PathLike 
         meta = {"fingerprint": fingerprint, "parts": sorted(p["path"] for p in parts) if parts else None}
         if base is not None:  # the parent's index, plus this version's new days
             added = _grow(base[0], tmp, snapshot_dir, table, base[1])
-            documents = tantivy.Index.open(str(tmp)).searcher().num_docs
+            documents = _tantivy_index(tmp).searcher().num_docs
             (tmp / META_FILE).write_text(json.dumps({"format": INDEX_FORMAT, "documents": documents, **meta,
                                                      "grown_from": str(base[0]), "added": added}))
         else:
@@ -513,7 +664,7 @@ def update_or_build(folder: str | os.PathLike, parts) -> ArticleIndex:
             shutil.rmtree(target / INDEXED, ignore_errors=True)
             updated = None
         else:
-            index = tantivy.Index.open(str(target))
+            index = _tantivy_index(target)
             writer = index.writer(heap_size=128_000_000)
             sources = [p.path for p in changed]
             if sources and added.height:
@@ -526,6 +677,6 @@ def update_or_build(folder: str | os.PathLike, parts) -> ArticleIndex:
         for key, frame in new.items():
             write_parquet(frame, _keys_file(target, key))
         meta_file.write_text(json.dumps({"format": INDEX_FORMAT, "fingerprint": fingerprint,
-                                         "documents": tantivy.Index.open(str(target)).searcher().num_docs,
+                                         "documents": _tantivy_index(target).searcher().num_docs,
                                          "parts": {p.key: p.sha256 for p in parts}, "updated": updated}))
         return ArticleIndex.open(target)

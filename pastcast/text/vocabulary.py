@@ -17,6 +17,29 @@ MONTH_ABBREVIATIONS = ("Jan", "Feb", "Mar", "Apr", "Jun", "Jul", "Aug", "Sep", "
                        "Dec")  # "May" has none
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
+# Month names of other languages, lower case, in calendar order: MONTH_NAMES[language][n - 1]
+# holds every form month n is written in within a date: Russian case forms (nominative
+# "июль", genitive "1 июля", prepositional "в июле", dative "к июлю"), spellings without
+# accents ("aout"). Chinese and Japanese write months as numbers ("7月"). English is MONTHS.
+_MONTH_NAMES = {  # each month's forms space-separated
+    "de": ("januar jänner", "februar", "märz maerz", "april", "mai", "juni", "juli", "august", "september",
+           "oktober", "november", "dezember"),
+    "fr": ("janvier", "février fevrier", "mars", "avril", "mai", "juin", "juillet", "août aout", "septembre",
+           "octobre", "novembre", "décembre decembre"),
+    "es": ("enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto", "septiembre setiembre",
+           "octubre", "noviembre", "diciembre"),
+    "it": ("gennaio", "febbraio", "marzo", "aprile", "maggio", "giugno", "luglio", "agosto", "settembre",
+           "ottobre", "novembre", "dicembre"),
+    "pt": ("janeiro", "fevereiro", "março", "abril", "maio", "junho", "julho", "agosto", "setembro", "outubro",
+           "novembro", "dezembro"),
+    "ru": ("январь января январе январю", "февраль февраля феврале февралю", "март марта марте марту",
+           "апрель апреля апреле апрелю", "май мая мае маю", "июнь июня июне июню", "июль июля июле июлю",
+           "август августа августе августу", "сентябрь сентября сентябре сентябрю",
+           "октябрь октября октябре октябрю", "ноябрь ноября ноябре ноябрю", "декабрь декабря декабре декабрю"),
+}
+MONTH_NAMES: dict[str, tuple[tuple[str, ...], ...]] = {
+    language: tuple(tuple(month.split()) for month in months) for language, months in _MONTH_NAMES.items()}
+
 # Words of a question title that say nothing about which event it asks about: English function
 # words and the words every outcome question uses. Lower case. Users add their own:
 # ``pastcast.search.keywords.STOPWORDS`` (the search stop words, used by the retrieval agent and

@@ -69,6 +69,18 @@ class LeakVerdict(BaseModel):
 SCHEMAS = {"LeakVerdict": LeakVerdict}
 
 
+def _yes_no_note(question: dict, answer: str) -> str:
+    """For a yes/no question, what its answer means (the prompt's rule for yes/no questions)."""
+    from pastcast.questions.revision.events import YesNoEvent
+
+    event = YesNoEvent.of({**question, "answer": answer})
+    if event is None:
+        return ""
+    meaning = ("the event this question asks about happened (or was decided)" if event.answer == "Yes" else
+               "the event this question asks about did not happen by its deadline")
+    return f"\nThis is a yes/no question: the answer {event.answer} means {meaning}."
+
+
 class LLMJudge:
     """An LLM reads each candidate passage (``pastcast/prompts/leak_judge.toml``): does it, published on
     day D, already state the answer as a settled outcome? Calls are cached, concurrent,
@@ -97,7 +109,8 @@ class LLMJudge:
         aliases = [a for a in (q.get("answer_aliases") or []) if a != item.answer]
         return {"question": q.get("title") or "", "background": (q.get("background") or "")[: self.background_chars],
                 "resolution_criteria": q.get("resolution_criteria") or "", "answer": item.answer,
-                "aliases": ", ".join(aliases) or "(none)", "article_date": item.article.day.isoformat(),
+                "aliases": ", ".join(aliases) or "(none)", "yes_no": _yes_no_note(q, item.answer),
+                "article_date": item.article.day.isoformat(),
                 "article_title": item.article.title or "", "passage": item.span}
 
     async def _one(self, item: JudgeItem) -> Verdict:

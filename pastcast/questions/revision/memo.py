@@ -31,9 +31,10 @@ from pastcast.io import sha256_file, write_json, write_parquet
 from pastcast.questions.row_memo import row_keys
 from pastcast.questions.steps import Evidence, by_question, drop_records, evidence_records
 from pastcast.schemas import ARTICLES, DROPS, QUESTION_EVIDENCE, QUESTIONS, columns_frame, scan_parts
+from pastcast.questions.row_memo import rules_fingerprint
 from pastcast.search.index import INDEX_FORMAT, ArticleIndex
 
-MEMO_FORMAT = 3  # 2: keys are row hashes; 3: drops and evidence stored as nested columns, not JSON
+MEMO_FORMAT = 4  # 2: keys are row hashes; 3: drops and evidence stored as nested columns, not JSON; 4: yes/no questions searched
 # the records as Parquet lists of structs: a nightly build reads a year of them without decoding text
 MEMO_COLUMNS = {"_key": pl.String, "_kept": pl.Boolean, "_evidence": pl.List(pl.Struct(QUESTION_EVIDENCE)),
                 "_drops": pl.List(pl.Struct(DROPS))}
@@ -61,8 +62,8 @@ class RevisionMemo:
     def __init__(self, path: str | Path, parts: dict[str, tuple[str, Path]], settings: dict, forget: bool = False):
         self.path = Path(path)
         self.parts = parts
-        salt = json.dumps({"memo": MEMO_FORMAT, "index": INDEX_FORMAT, "polars": pl.__version__, **settings},
-                          sort_keys=True, default=str)
+        salt = json.dumps({"memo": MEMO_FORMAT, "index": INDEX_FORMAT, "polars": pl.__version__,
+                           "rules": rules_fingerprint(), **settings}, sort_keys=True, default=str)
         self._prefix = hashlib.sha256(salt.encode()).hexdigest()[:16]
         self._searched: dict[str, str] = {}
         self._earlier = self._empty() if forget else self._load()  # forget: a full build searches everything

@@ -14,9 +14,12 @@ import polars as pl
 
 from pastcast.drops import drops_frame
 from pastcast.questions.revision.judge import ArticleRef, Judge, JudgeItem, _judge_all, decided_by
+from pastcast.questions.revision.event_reports import EventRule
+from pastcast.questions.revision.events import YesNoEvent, is_yes_no
 from pastcast.questions.revision.lexical import LEXICAL, _Rule, article_sentences
 from pastcast.questions.revision.memo import RevisionMemo
-from pastcast.questions.steps import Evidence, StepResult, by_question, evidence_frame
+from pastcast.questions.steps import (ANSWER_NOT_LOCATABLE, NO_EVENT_IN_TITLE, Evidence, StepResult, by_question,
+                                     evidence_frame)
 from pastcast.schemas import columns_frame
 from pastcast.search.index import ArticleIndex, Hit
 from pastcast.search.keywords import keywords
@@ -40,8 +43,8 @@ class RevisionResult(StepResult):
     """``StepResult`` plus what decided and how much work it took."""
 
     decided_by: str = LEXICAL
-    checked: int = 0  # questions searched
-    skipped: int = 0  # binary questions, or no answer usable as text
+    checked: int = 0  # questions searched (the skipped ones, with why: ``StepResult.skipped``)
+    on_their_day: int = 0  # yes/no questions about a state on a day: known only then, not searched
     searches: int = 0
     judged: int = 0  # candidates sent to the judge
     judge_rejected: int = 0
@@ -64,7 +67,7 @@ class _Found:
 @dataclass
 class _Probe:
     row: dict
-    rule: _Rule
+    rule: _Rule | EventRule
     query: str
     gate: date  # search as of this day (inclusive)
     excluded: frozenset[str]  # own source articles published on/after the resolution date
@@ -94,10 +97,11 @@ def _candidate(p: _Probe, hit: Hit) -> _Candidate | None:
     if not p.rule.in_text(f"{hit.title}\n{hit.text}"):  # cheap: most hits never name the answer
         return None
     outcome, mention = [], []
+    headline = (hit.title or "").strip()
     for s in article_sentences(hit.title, hit.text):
         if p.rule.mentions(s):
             mention.append(s)
-            if p.rule.settles(s):
+            if p.rule.settles(s, headline=bool(headline) and s == headline):
                 outcome.append(s)
     return _Candidate(p, hit, outcome, mention) if mention else None
 
@@ -232,6 +236,24 @@ def _in_order(records: pl.DataFrame, column: str, order: pl.DataFrame) -> pl.Dat
             .sort("_pos", maintain_order=True, nulls_last=True).drop("_pos"))
 
 
+NO_RESOLUTION_DATE = "no_resolution_date"
+ON_ITS_DAY = "on_its_day"  # a yes/no question about a state on a day whose answer is Yes: known only then
+
+
+def revision_status(q: dict, config: RevisionConfig = RevisionConfig()) -> _Rule | EventRule | str:
+    """The rule a question is searched with, ``ON_ITS_DAY`` for one nothing can settle before its
+    date (examined, not searched: "Will X still be CEO on 31 December?" resolved Yes), or why it
+    cannot be searched (a skip reason)."""
+    if q.get("resolution_date") is None:
+        return NO_RESOLUTION_DATE
+    if is_yes_no(q):
+        event = YesNoEvent.of(q)
+        if event is None:
+            return NO_EVENT_IN_TITLE
+        return EventRule(event) if event.sought else ON_ITS_DAY
+    return _Rule.of(q, config.min_key_terms) or ANSWER_NOT_LOCATABLE
+
+
 def _revise(questions: pl.DataFrame, index: ArticleIndex, articles: pl.DataFrame | pl.LazyFrame,
             config: RevisionConfig, judge: Judge | None, source_days: dict[str, date] | None = None) -> RevisionResult:
     label = decided_by(judge)
@@ -241,13 +263,14 @@ def _revise(questions: pl.DataFrame, index: ArticleIndex, articles: pl.DataFrame
         source_days = _source_days(questions, articles)
     probes: list[_Probe] = []
     for q in rows:
-        if q.get("resolution_date") is None:
-            result.skipped += 1
+        status = revision_status(q, config)
+        if status == ON_ITS_DAY:
+            result.on_their_day += 1
             continue
-        rule = _Rule.of(q, config.min_key_terms)
-        if rule is None:
-            result.skipped += 1
+        if isinstance(status, str):
+            result.skip(q["question_id"], status)
             continue
+        rule = status
         query = " ".join([*keywords(q["title"] or ""), *rule.names])
         excluded = frozenset(a for a in (q.get("source_ids") or [])
                              if a in source_days and source_days[a] >= q["resolution_date"])
@@ -320,7 +343,9 @@ def _revise(questions: pl.DataFrame, index: ArticleIndex, articles: pl.DataFrame
         rounds = f"{p.rounds} search round{'s' if p.rounds != 1 else ''}"
         evidence = dict(question_id=q["question_id"], stage=STAGE, article_ids=tuple(f.article_id for f in ev),
                         dates=tuple(f.day.isoformat() for f in ev), spans=tuple(_short(f.span, 500) for f in ev))
-        where = (f"answer {q['answer']!r} reported by article {first.article_id} on {new_day.isoformat()}: "
+        what = (f"answer {q['answer']!r}" if not isinstance(p.rule, EventRule) else
+                f"outcome {q['answer']!r} ({p.rule.event.sought} of a yes/no question)")
+        where = (f"{what} reported by article {first.article_id} on {new_day.isoformat()}: "
                  f"\"{_short(first.span)}\"")
         if window is not None and window < config.min_window_days:
             detail = (f"{where}; {_days(window)} of forecasting window left (open {q['open_date']}, "
