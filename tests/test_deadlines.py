@@ -362,3 +362,12 @@ def test_a_side_clause_date_does_not_excuse_a_metaculus_close():
     questions, drops = market_questions(frame(rows, MARKETS))
     assert questions.is_empty() and drops["reason"].to_list() == ["resolution_date_unknown"]
     assert named_deadline("Will X remain CEO through 2025?", REF) == ("on", date(2026, 1, 1))  # a state
+
+
+def test_a_number_right_after_a_japanese_deadline_does_not_shorten_it():
+    """"2025年6月までに5%を超えるか" is "by the end of June" (までに), a figure after it or not;
+    only a tail ending in 前 or 内 is barred from a number ("2025年前三季度": the first three quarters)."""
+    title = "日本のインフレ率は2025年6月までに5%を超えるか？"
+    [span] = deadline_spans(title, date(2025, 1, 1))
+    assert title[span.start:span.end] == "2025年6月までに" and span.kind == "by"
+    assert not deadline_spans("2025年前三季度的GDP会增长吗？", date(2025, 1, 1))

@@ -91,6 +91,23 @@ def test_what_settles_each_answer_early():
     ("Wird der Bundestag den Haushalt bis Ende 2025 billigen?", "Der Bundestag hat den Haushalt am Freitag gebilligt.",
      "event"),
     ("Подпишет ли Путин закон о бюджете до конца 2025 года?", "Путин подписал закон о бюджете в среду.", "event"),
+    # a passive title: the participle itself, after an auxiliary
+    ("Will Jane Doe be appointed chief executive of Halden by June 2025?",
+     "Jane Doe was appointed chief executive of Halden on Monday.", "event"),
+    ("Will Jane Doe be named chief executive of Halden by June 2025?",
+     "Jane Doe was named chief executive of Halden on Monday.", "event"),
+    ("Will the mpox outbreak in Veloria be declared over by June 2025?",
+     "The mpox outbreak in Veloria was declared over on Monday.", "event"),
+    # a free-form answer's hedge word that is the event's own ("qualify", "talks")
+    ("Will Scotland qualify for the 2026 FIFA World Cup by December 2025?",
+     "Scotland qualified for the 2026 FIFA World Cup on Tuesday.", "event"),
+    ("Will Russia and Ukraine hold direct peace talks by June 2025?",
+     "Russia and Ukraine held direct peace talks in Istanbul on Friday.", "event"),
+    # a threshold in another scale than its report
+    ("Will Bitcoin exceed $100K by June 2025?", "Bitcoin rose to $101,000 on Monday.", "crossing"),
+    # an auxiliary before the verb, an irregular participle
+    ("Emmanuel Macron va-t-il dissoudre l'Assemblée nationale d'ici fin 2025 ?",
+     "Emmanuel Macron a dissous l'Assemblée nationale dimanche soir.", "event"),
 ])
 def test_reports_of_the_outcome_are_found(title, sentence, outcome):
     ev = event_of(title, "No" if outcome == "impossible" else "Yes")
@@ -114,10 +131,74 @@ def test_reports_of_the_outcome_are_found(title, sentence, outcome):
     ("Will annual inflation in Estoria exceed 5% by June 2025?",
      "Annual inflation in Estoria is forecast to reach 5.5% in May."),
     ("Wird der Bundestag den Haushalt bis Ende 2025 billigen?", "Der Bundestag könnte den Haushalt am Freitag billigen."),
+    # another quantity in the same unit: a market value is no price
+    ("Will Bitcoin exceed $100,000 by June 2025?", "Bitcoin's market capitalisation stood at $1.9 trillion in May."),
+    # a forecast, and a delay that leaves the deadline open, are no calling off
+    ("Will US inflation exceed 5% by December 2025?", "The Federal Reserve said US inflation will not exceed 5% in 2025."),
+    ("Will Apple launch the Vision Pro in China by December 2025?",
+     "Apple postponed the Vision Pro launch in China by two weeks."),
+    # a completion marker about another verb ("the merger plan has been submitted")
+    ("南澜能源董事会会在2025年5月31日前批准与北湾电力的合并吗？", "南澜能源董事会表示，与北湾电力的合并计划已经提交股东大会审议。"),
 ])
 def test_previews_other_actions_and_other_periods_are_no_report(title, sentence):
     ev = event_of(title)
     assert report(sentence, ev, ev.outcomes) is None
+
+
+@pytest.mark.parametrize("title,state", [
+    ("Will Bangladesh hold the general election before June 30, 2025?", False),  # a limit: an event
+    ("Wird die Regierung das Heizungsgesetz noch vor Juni 2025 verabschieden?", False),
+    ("Will Jane Doe still be CEO of Halden on 31 December 2025?", True),
+])
+def test_a_limit_makes_an_event_whatever_its_words(title, state):
+    assert (event_of(title).kind == "state") == state
+
+
+def test_what_happened_before_a_question_opened_is_no_report_of_it():
+    """A question's background and an earlier occurrence ("again") report nothing of its
+    outcome: the question was written knowing them."""
+    opened = {"answer_type": "binary", "answer": "Yes", "open_date": date(2025, 4, 1),
+              "resolution_date": date(2025, 7, 1)}
+    ev = YesNoEvent.of({**opened, "title": "Will the Fed raise interest rates by June 30, 2025?"})
+    assert report("The Fed raised interest rates in March 2025.", ev, ev.outcomes, question_text=True) is None
+    assert report("The Fed raised interest rates on 3 June.", ev, ev.outcomes, question_text=True) is not None
+    again = YesNoEvent.of({**opened, "title": "Will the Fed raise interest rates again by June 30, 2025?"})
+    assert again.repeat and report("The Fed raised interest rates.", again, again.outcomes, question_text=True) is None
+
+
+def test_the_revision_does_not_take_an_earlier_occurrence_for_the_outcome(tmp_path):
+    articles = frame([article("march", "Fed raises interest rates", "The Fed raised interest rates on Wednesday.",
+                              ts("2025-03-19")),
+                      article("n1", "Harbour notes", FILLER, ts("2025-05-02"))], ARTICLES)
+    q = yes_no("again", "Will the Fed raise interest rates again by June 30, 2025?", "Yes", "2025-04-01", "2025-07-01")
+    result = revise_resolution_dates(frame([q], QUESTIONS), None, articles)
+    assert not result.drops and result.kept["resolution_date"].to_list() == [date(2025, 7, 1)]
+
+
+def test_yes_no_answers_are_read_as_validation_reads_them():
+    from pastcast.questions.revision.events import is_yes_no
+
+    assert is_yes_no({"answer": "Yes."}) and is_yes_no({"answer": " no "}) and not is_yes_no({"answer": "Anna Berg"})
+    assert not is_yes_no({"answer": None}) and not is_yes_no({"answer": 1})
+
+
+def test_the_cross_leak_search_reads_only_hosts_that_can_report_the_outcome():
+    """Questions sharing a name ("Trump") are many; a host is read for a question's outcome only
+    when its text holds that question's verb (or one settling it), a calling-off cue, or a
+    figure for a threshold."""
+    from pastcast.questions.leak_index import QuestionIndex
+    from pastcast.questions.leak_probes import probe_of
+
+    rows = [yes_no("a", "Will Trump sign the budget bill by June 30, 2025?", "Yes", "2025-03-01", "2025-07-01"),
+            yes_no("b", "Will Trump visit Canada by June 30, 2025?", "No", "2025-03-01", "2025-07-01"),
+            yes_no("c", "Will Trump visit Greenland by June 30, 2025?", "No", "2025-03-01", "2025-07-01",
+                   background="Trump signed the budget bill in May."),
+            yes_no("d", "Will Trump fire the Fed chair by June 30, 2025?", "No", "2025-03-01", "2025-07-01",
+                   background="The trip to Ottawa was called off.")]
+    index = QuestionIndex(rows)
+    found = index.probe_candidates(probe_of(rows[0]))
+    assert 2 in found and 1 not in found  # "signed" in c's text; b holds neither verb nor cue
+    assert 3 in index.probe_candidates(probe_of(rows[1]))  # d's calling-off cue
 
 
 def test_a_question_s_own_terms_are_no_report():
@@ -303,6 +384,10 @@ def test_the_audit_counts_what_every_step_examined_by_kind(planted_run):
         counted = sum(c["examined"] + c["skipped"] for c in coverage[stage["stage"]].values())
         assert counted == stage["in"], stage
     assert set(record["coverage_by_source"]["validate"]) == {"news", "market", "imported"}
+    # the template stage groups market questions only: these are news questions, each skipped with why
+    template = coverage["template_cap"]
+    assert sum(c["skipped"] for c in template.values()) == run.stages[-1]["in"] > 0
+    assert {r for c in template.values() for r in c["skipped_reasons"]} == {"not_a_market_question"}
     audit = (out / "audit.md").read_text()
     assert "## What each step examined" in audit and "| self_leak | binary |" in audit
     assert "Verifiable and unambiguous, over the questions every rule examined" in audit
@@ -359,3 +444,30 @@ def test_a_built_snapshot_s_manifest_holds_the_filter_s_coverage(demo_snapshot):
     assert record["coverage"]["revision"]["binary"]["examined"] > 0
     assert record["coverage"]["cross_leak"]["binary"]["examined"] > 0
     assert set(record["coverage_by_source"]["revision"]) == {"news", "market", "imported"}
+
+
+from warcs import SHARED  # noqa: E402
+
+REAL_TITLES = SHARED / "markets"
+
+
+@pytest.mark.skipif(not (REAL_TITLES / "autocast").is_dir() or not (REAL_TITLES / "forecastbench").is_dir(),
+                    reason=f"real third-party data not present at {SHARED} (fresh clone)")
+def test_every_real_title_is_read_without_error():
+    """Every title of the real ForecastBench and Autocast sets (about 2,000, people-written, all
+    shapes) is read as a yes/no event, and its own text read for a report, without an error;
+    a real title once raised one (a passive with no content word)."""
+    titles = []
+    for path in sorted((REAL_TITLES / "forecastbench").glob("*-*.json")):
+        titles += [q["question"] for q in json.loads(path.read_text()).get("questions", [])]  # not resolution sets
+    titles += [q["question"] for q in json.loads((REAL_TITLES / "autocast" / "autocast_competition_test_set.json")
+                                                 .read_text())]
+    read = 0
+    for title in titles:
+        for answer in ("Yes", "No"):
+            ev = YesNoEvent.of({"title": title, "answer": answer, "open_date": date(2024, 1, 1),
+                                "resolution_date": date(2025, 1, 1)})
+            if ev is not None:
+                report(title, ev, ev.outcomes, question_text=True)
+                read += 1
+    assert len(titles) > 1500 and read > len(titles)  # nearly every title names an event

@@ -11,7 +11,6 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from datetime import timedelta
-from functools import lru_cache
 from urllib.parse import urlsplit
 
 import trafilatura

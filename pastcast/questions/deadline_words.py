@@ -310,12 +310,18 @@ def _reader(language: Language) -> _Reader:
         # words before a date end with a space unless they run into it ("mi-2025", "dell'8")
         leads = {_lead(language, lead) + (gap if joined or lead.endswith(" ") else "") for lead, _, _ in phrases if lead}
         leads |= {frame + gap for frame in frames}
+        # in a joined script only a tail ending in 前 or 内 is barred from a number after it ("2025年前三季度":
+        # the first three quarters); "2025年6月までに5%を超える" reads "までに"
         tails = {(gap if joined or tail.startswith(" ") else "") + _words(tail, joined) for _, tail, _ in phrases if tail}
+        barred = {t for t in tails if joined and t.endswith(("前", "内"))}
         lead_pattern = rf"(?P<lead>{_longest_first(leads)})" if leads else ""
         if leads and any(not lead for lead, _, _ in phrases):
             lead_pattern += "?"
-        after = _NOT_AFTER_JOINED_WORDS if joined else r"(?!\w)"
-        tail_pattern = rf"(?:(?P<tail>{_longest_first(tails)}){after})?" if tails else ""
+        after = "" if joined else r"(?!\w)"
+        # longest first, as written; a barred tail keeps its place with its guard after it
+        ordered = sorted(tails, key=len, reverse=True)
+        alternatives = "|".join(t + _NOT_AFTER_JOINED_WORDS if t in barred else t for t in ordered)
+        tail_pattern = rf"(?:(?P<tail>{alternatives}){after})?" if tails else ""
         boundary = "" if joined else r"\b"
         pattern = rf"{boundary}{lead_pattern}(?P<date>{getattr(language, date_kind)}){tail_pattern}"
         meanings = {(_key(lead), _key(tail)): meaning for lead, tail, meaning in phrases}

@@ -63,8 +63,8 @@ async def _probe(client: LLMClient, prompt, q: dict, index: ArticleIndex, as_of:
 def difficulty_filter(questions: pl.DataFrame, index: ArticleIndex, settings: LLMSettings,
                       config: DifficultyConfig) -> StepResult:
     """Questions that pass the enabled probes; a probe that fails to get an answer keeps the
-    question (the filter is advisory), is noted in the evidence and counts the question as
-    skipped (``llm_no_answer``) in the audit."""
+    question (the filter is advisory) and is noted in the evidence; a question no probe could
+    judge counts as skipped (``llm_no_answer``) in the audit."""
     result = StepResult(frame([], QUESTIONS))
     if not config.enabled or questions.is_empty():
         result.kept = questions
@@ -79,6 +79,7 @@ def difficulty_filter(questions: pl.DataFrame, index: ArticleIndex, settings: LL
             probes.append(("too_easy", q["open_date"] - timedelta(days=1), True))
         if config.label_noise:
             probes.append(("unanswerable", q["resolution_date"], False))
+        failed = 0
         for reason, as_of, drop_if_right in probes:
             answered, hits = await _probe(client, prompt, q, index, as_of, config.k, reason)
             ids = tuple(h.article_id for h in hits)
@@ -86,7 +87,7 @@ def difficulty_filter(questions: pl.DataFrame, index: ArticleIndex, settings: LL
             if not answered.ok:
                 result.evidence.append(Evidence(q["question_id"], STAGE, "note", "probe_failed",
                                                 ids, dates, (), None, f"{reason}: {answered.reason}"))
-                result.skip(q["question_id"], "llm_no_answer")  # kept, but not judged: the audit says so
+                failed += 1
                 continue
             right = matches(answered.value.answer, q["answer"], q["answer_aliases"])
             if right == drop_if_right:
@@ -94,6 +95,8 @@ def difficulty_filter(questions: pl.DataFrame, index: ArticleIndex, settings: LL
                           f"from {len(hits)} articles up to {as_of}; recorded answer {q['answer']!r}")
                 return reason, detail, Evidence(q["question_id"], STAGE, "drop", reason, ids, dates,
                                                 (answered.value.answer,), None, detail)
+        if failed == len(probes):
+            result.skip(q["question_id"], "llm_no_answer")  # kept, but no probe judged it: the audit says so
         return None
 
     async def run() -> list:
@@ -109,7 +112,6 @@ def difficulty_filter(questions: pl.DataFrame, index: ArticleIndex, settings: LL
             kept.append(q)
         else:
             reason, detail, evidence = outcome
-            result.skipped.pop(q["question_id"], None)  # one probe failed, the other judged it
             result.drop(q["question_id"], STAGE, reason, detail)
             result.evidence.append(evidence)
     result.kept = frame(kept, QUESTIONS)

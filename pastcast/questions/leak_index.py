@@ -9,7 +9,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 from pastcast.questions.leak_probes import VISIBLE_FIELDS, Probe, anchor_tokens, field_docs
-from pastcast.questions.revision.event_reports import name_needle
+from pastcast.questions.revision.event_reports import called_off, name_needle, verb_prefixes
 from pastcast.text.mentions import Doc, Needle, raw_tokens, token_forms
 
 
@@ -42,6 +42,8 @@ class QuestionIndex:
             for t in _visible_tokens(texts):
                 postings[t].add(i)
         self.postings = postings
+        self._texts: dict[int, str] = {}  # each question's visible texts joined, lower case
+        self._calling_off: dict[tuple[int, str], bool] = {}  # (question, language): a calling-off cue in its texts
         self._deletions: dict[str, set[str]] | None = None
         self._neighbours: dict[str, set[str]] = {}
         self._initials: dict[str, set[int]] | None = None
@@ -94,17 +96,37 @@ class QuestionIndex:
         if not probe.is_outcome:
             return self.candidates(probe.needle)
         event = probe.event
-        if event.names:
-            counts: dict[int, int] = defaultdict(int)
+        if event.names:  # a report names one of them at least
+            named: set[int] = set()
             for name in event.names:
-                for i in self.candidates(name_needle(name)):
-                    counts[i] += 1
-            return {i for i, n in counts.items() if n >= max(1, event.need_names)}
-        anchors = sorted(anchor_tokens(event), key=lambda toks: len(self.holding_all(toks)))
-        found = [self.holding_all(toks) for toks in anchors if self.holding_all(toks)]
-        if len(found) < min(2, len(anchors)) or not found:
-            return set()
-        return set.intersection(*found[:2])
+                named |= self.candidates(name_needle(name))
+        else:
+            anchors = sorted(anchor_tokens(event), key=lambda toks: len(self.holding_all(toks)))
+            found = [self.holding_all(toks) for toks in anchors if self.holding_all(toks)]
+            if len(found) < min(2, len(anchors)) or not found:
+                return set()
+            named = set.intersection(*found[:2])
+        return {i for i in named if self._may_settle(i, event)}
+
+    def _text(self, i: int) -> str:
+        if i not in self._texts:
+            self._texts[i] = "\n".join(doc.text for _f, doc in self.docs(i)).lower()
+        return self._texts[i]
+
+    def _may_settle(self, i: int, event) -> bool:
+        """Question ``i``'s texts hold something that can settle ``event``: a word starting like
+        its verb (or a verb settling it the same way, or their irregular pasts), a calling-off
+        cue, or a figure for a threshold. A cheap test before the sentences are read: many
+        questions share a name ("Trump"), few a report of each other's outcome."""
+        if event.unspaced:
+            return True
+        text = self._text(i)
+        if event.threshold is not None and any(c.isdigit() for c in text):
+            return True
+        key = (i, event.language)
+        if key not in self._calling_off:
+            self._calling_off[key] = called_off(event.language).search(text) is not None
+        return self._calling_off[key] or any(p in text for p in verb_prefixes(event))
 
     def candidates(self, needle: Needle) -> set[int]:
         out: set[int] = set()

@@ -106,7 +106,7 @@ def kind_expr() -> pl.Expr:
     """A question's kind, for the audit's counts: ``binary`` (answered yes or no), ``numeric`` (an answer type
     of ``NUMERIC_TYPES``: a number, range or date), ``multiple_choice`` (options given),
     ``free_form``."""
-    answer = pl.col("answer").fill_null("").str.strip_chars().str.to_lowercase()
+    answer = pl.col("answer").fill_null("").str.to_lowercase().str.replace_all(r"[^\p{L}\p{N}]", "")
     kind = pl.col("answer_type").fill_null("").str.to_lowercase()
     options = pl.col("candidate_outcomes").list.len().fill_null(0)
     return (pl.when(answer.is_in(["yes", "no", "true", "false"])).then(pl.lit("binary"))

@@ -42,12 +42,13 @@ def _scheme() -> str:
 
 @functools.lru_cache(maxsize=1)
 def rules_fingerprint() -> str:
-    """A digest of the code the remembered outcomes came from (the question stage and the text
-    layer it reads with): a rule changed without a version bump (a patch, a checkout between
+    """A digest of the code the remembered outcomes came from (the question stage, the text and
+    search layers it reads with, and the prompts of its LLM judge): a rule changed without a version bump (a patch, a checkout between
     releases) starts every memo afresh instead of replaying outcomes the new rule would not give."""
     root = Path(__file__).resolve().parent.parent
     h = hashlib.sha256()
-    for path in sorted([*(root / "questions").rglob("*.py"), *(root / "text").rglob("*.py")]):
+    for path in sorted([*(root / "questions").rglob("*.py"), *(root / "text").rglob("*.py"),
+                        *(root / "search").rglob("*.py"), *(root / "prompts").glob("*.toml")]):
         h.update(path.relative_to(root).as_posix().encode())
         h.update(path.read_bytes())
     return h.hexdigest()[:16]

@@ -117,4 +117,11 @@ def template_steps(questions: pl.DataFrame, config: TemplateCapConfig = Template
     """The filter's template stage: ``base_rate_answers`` then ``cap_families``."""
     answered = base_rate_answers(questions, config)
     capped = cap_families(answered.kept, config)
-    return StepResult(capped.kept, answered.drops + capped.drops, answered.evidence + capped.evidence)
+    result = StepResult(capped.kept, answered.drops + capped.drops, answered.evidence + capped.evidence)
+    # what the stage does not judge, said (the audit counts it): news and imported questions are
+    # written one by one, never from a template; with both checks off, nothing is judged
+    off = config.max_share is None and config.max_base_rate is None
+    judged = pl.lit(False) if off else pl.col("source_kind").fill_null("") == "market"
+    result.skipped = dict.fromkeys(questions.filter(~judged)["question_id"].to_list(),
+                                   "template_checks_off" if off else "not_a_market_question")
+    return result

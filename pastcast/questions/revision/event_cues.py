@@ -30,11 +30,20 @@ QUESTION_FRAME = {
 # ("approuvera-t-il", "firmará", "ratificherà", "assinará"; Russian's comes before "ли").
 VERB_FORM = {
     "fr": r"-t-(?:il|elle|ils|elles|on)$|(?:era|ira|ra|eront|iront|ront)$",
-    "es": r"(?:ará|erá|irá|arán|erán|irán)$",
+    "es": r"(?:ará|erá|irá|arán|erán|irán)$",  # Italian and Portuguese comparisons below
     "it": r"(?:erà|irà|arà|eranno|iranno|aranno)$",
     "pt": r"(?:ará|erá|irá|arão|erão|irão)$",
     "ru": r"(?:ть|ться|ет|ит|ут|ют|ат|ят)$",
 }
+# Auxiliaries a question's verb may come after ("va-t-il dissoudre", "sera-t-il adopté", "vai
+# superar"): the verb is the content word that follows them.
+AUXILIARY_VERBS = frozenset("""va vont sera seront aura auront est a ont fera feront vai vão irá irão será serão
+    va van irá será habrá sarà saranno avrà""".split())
+# A title asking about a repeat of something that happened before ("again", "another", "wieder"):
+# reports of the earlier time are no report of this one.
+REPEAT = re.compile(r"(?<!\w)(?:again|another|once\s+more|a\s+second|a\s+new|anew|re-?(?=elect|enter|open|join|take)|"
+                    r"wieder|erneut|nochmals|encore\s+une\s+fois|de\s+nouveau|à\s+nouveau|de\s+nuevo|otra\s+vez|"
+                    r"nuevamente|novamente|di\s+nuovo|снова|вновь|ещё\s+раз|再次|又|再度)(?!\w)", re.I)
 # Scripts without spaces: characters of the question frame (将 will, 会 will, 吗 question, 是否 whether ...)
 QUESTION_FRAME_CJK = "会将吗是否能否可否否前之前以前年月日底内末までにかかどうでしょう"
 
@@ -172,8 +181,9 @@ COMPLETED = {
 # A report that the event can no longer happen by its deadline (or a state ended): answer No known.
 CALLED_OFF = {
     "en": r"cancel(?:l)?ed|cancels|called\s+off|calls\s+off|scrapped|scraps|abandoned|abandons|shelved|"
-          r"ruled\s+out|rules\s+out|withdr(?:ew|awn)|withdraws|pulled\s+out|dropped\s+out|postponed|postpones|"
-          r"delayed\s+(?:until|to|into)|rejected|rejects|vetoed|vetoes|voted\s+down|struck\s+down|blocked|"
+          r"ruled\s+out|rules\s+out|withdr(?:ew|awn)|withdraws|pulled\s+out|dropped\s+out|"
+          r"(?:postponed|postpones|delayed|pushed\s+back)\s+(?:indefinitely|(?:until|to|into)\s+(?:next\s+year|"
+          r"(?:early|late|mid-?)?\s*(?:19|20)\d\d))|rejected|rejects|vetoed|vetoes|voted\s+down|struck\s+down|blocked|"
           r"collapsed|fell\s+through|suspended\s+indefinitely|(?:will|would)\s+not|won['’]t|no\s+longer|"
           r"declined\s+to|refused\s+to|failed\s+to|missed\s+the\s+deadline|held\s+up|holds\s+up|"
           r"put\s+on\s+hold|halted|halts|enjoined|paused|"
@@ -225,6 +235,10 @@ THRESHOLD = {
     "ru": ((r"выше|более|больше|превыс\w*|превзойд\w*", ">"), (r"достигн\w*|достичь|не\s+менее", ">="),
            (r"ниже|менее|меньше", "<")),
     "zh": ((r"超过|高于|突破|超出|逾", ">"), (r"达到|至少", ">="), (r"低于|跌破|少于|不足", "<")),
+    "ja": ((r"を?超え\w*|を?上回\w*|突破", ">"), (r"に達\w*|以上", ">="), (r"を?下回\w*|未満|割り込\w*", "<")),
+    "it": ((r"super\w*|oltre|più\s+di|sopra", ">"), (r"raggiung\w*|almeno", ">="), (r"sotto|meno\s+di|scend\w*\s+sotto", "<")),
+    "pt": ((r"super\w*|ultrapass\w*|acima\s+de|mais\s+de", ">"), (r"ating\w*|pelo\s+menos", ">="),
+           (r"abaixo\s+de|menos\s+de|cair\w*\s+abaixo", "<")),
 }
 
 # Words of an institution's, a place's or an event's name: such a name is not a person's, whose
@@ -240,11 +254,10 @@ INSTITUTION = re.compile(
 
 # A state on a day, not an event: "still", "remain", "continue to be", "higher on D than on D0".
 STATE = {
-    "en": r"\b(?:still|remain|remains|continue\s+to\s+be|stay|stays|be\s+in\s+office|hold\s+(?:the|his|her|its)\b|"
-          r"(?:higher|lower|more|less|greater)\s+on\b|than\s+on\b|(?:as\s+)?compared\s+(?:to|with)\b|"
-          r"as\s+of\b|at\s+the\s+end\s+of\b)",
-    "de": r"\b(?:noch|weiterhin|bleiben|bleibt|im\s+amt)\b",
-    "fr": r"\b(?:toujours|encore|rester|restera|demeurer)\b",
+    "en": r"\b(?:still|remain|remains|continue\s+to\s+be|stay|stays|be\s+in\s+office|"
+          r"(?:higher|lower|more|less|greater)\s+on\b|than\s+on\b|(?:as\s+)?compared\s+(?:to|with)\b)",
+    "de": r"\b(?:weiterhin|bleiben|bleibt|im\s+amt)\b",
+    "fr": r"\b(?:toujours|rester|restera|demeurer)\b",
     "es": r"\b(?:todavía|aún|seguirá|seguir|permanecer|permanecerá|continuará)\b",
     "ru": r"(?<!\w)(?:останется|оставаться|по-прежнему|всё\s+ещё|все\s+еще)(?!\w)",
     "zh": r"仍|依然|继续|保持",

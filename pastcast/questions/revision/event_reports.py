@@ -33,6 +33,7 @@ from pastcast.questions.revision import event_cues as cues
 from pastcast.questions.revision.events import NUMBER, WORD, YEAR, Found, YesNoEvent, read_figure, unit_word, years
 from pastcast.text.language import stems
 from pastcast.text.mentions import Doc, match, needle_for
+from pastcast.text.vocabulary import MONTHS
 
 _TITLE_QUESTION = re.compile(r",\s*(?:will|would|is|are|does|do|did|has|have|can|could|should|wird|est-ce|"
                              r"va|sera|¿)\b", re.I)
@@ -118,7 +119,7 @@ def _completed_action(sentence: str, ev: YesNoEvent, headline: bool) -> tuple[st
             # auxiliary ("has cut", "was set"): "the first rate cut" is a noun
             same_as_base = cues.IRREGULAR_PAST.get(low) == low
             done = ((low in cues.IRREGULAR_PAST and (not same_as_base or before[1] in _AUXILIARY_EN))
-                    or (low.endswith("ed") and low != verb)
+                    or (low.endswith("ed") and (low != verb or before[1] in _AUXILIARY_EN or headline))
                     or (low.endswith("ing") and before[1] in ("is", "are", "was", "were"))
                     or (headline and (low in (verb + "s", verb + "es", verb[:-1] + "ies")
                                       # "Intuit to lay off 1,800": a headline's "X to do", not "chosen to do"
@@ -128,8 +129,11 @@ def _completed_action(sentence: str, ev: YesNoEvent, headline: bool) -> tuple[st
             done = ((low.startswith("ge") and not verb.startswith("ge")) or bool(past and re.search(rf"(?:{past})$", low))
                     or (low.endswith("t") and low != verb and bool(_PERFECT_DE.search(sentence))))
         else:
-            done = (bool(past and len(low) > 3 and re.search(rf"(?:{past})$", low)) and low != verb
-                    and not re.search(cues.CONDITIONAL.get(ev.language, r"^$"), low))
+            perfect = cues.PERFECT.get(ev.language)
+            done = ((bool(past and len(low) > 3 and re.search(rf"(?:{past})$", low)) and low != verb
+                     and not re.search(cues.CONDITIONAL.get(ev.language, r"^$"), low))
+                    # an irregular participle after a perfect's auxiliary ("a dissous", "ha hecho")
+                    or (bool(perfect) and low != verb and re.fullmatch(perfect, before[1] or "-", re.I) is not None))
         if done:
             return m.group(0), m.span()
     return None
@@ -165,14 +169,21 @@ def _clause(sentence: str, span: Span) -> tuple[int, int]:
     return start, after.start() if after else len(sentence)
 
 
-def _hedged(sentence: str, span: Span, licensed: list[Span] = ()) -> bool:
+def _hedged(sentence: str, span: Span, licensed: list[Span] = (), ev: YesNoEvent | None = None) -> bool:
     """A hedge or preview cue in the clause of ``span`` (its reporting frame included: "sources
-    said X could"), ``licensed`` spans set aside (a calling-off cue holding "not")."""
+    said X could"), ``licensed`` spans set aside (a calling-off cue holding "not"), and the
+    event's own words (of ``ev``): a hedge of free-form answers ("qualified", "talks", "final",
+    "interim", "nomination") is what a yes/no question may ask about."""
     from pastcast.questions.revision.lexical import HEDGE, _MAY
     from pastcast.questions.revision.settled import blank, hedged
 
+    spans = list(licensed)
+    if ev is not None and ev.terms and not ev.unspaced:
+        own = set(ev.terms)
+        spans += [m.span() for m in WORD.finditer(sentence)
+                  if any(_term_in(t, own) for t in stems(m.group(0), ev.language)[:1])]
     lo, hi = _clause(sentence, span)
-    return hedged(blank(sentence, list(licensed))[lo:hi], HEDGE, _MAY)
+    return hedged(blank(sentence, spans)[lo:hi], HEDGE, _MAY)
 
 
 def _about_period(sentence: str, ev: YesNoEvent) -> bool:
@@ -194,13 +205,20 @@ def _crossing(sentence: str, ev: YesNoEvent) -> tuple[str, Span] | None:
         value, unit, scale = read
         if not unit and t.unit and t.unit not in ("%", "points") and t.unit[:1] not in "$€£¥":
             unit = unit_word(sentence, m.end(), ev.language)  # "1,800 employees": the noun counted
-        if unit != t.unit or (unit not in ("%", "points") and scale != t.scale and t.scale != 1.0):
+        if unit != t.unit:
             continue
         if _APPROXIMATE.search(sentence[max(0, m.start() - 24):m.start()]):
             continue  # "averaging near $50K": not a figure past the threshold
-        if t.crossed_by(value * scale / t.scale if t.scale else value):
+        figure, limit = value * scale, t.value * t.scale  # "$100K" and "$101,000" alike
+        if unit not in ("%", "points") and limit and not MAGNITUDE_RANGE[0] <= figure / limit <= MAGNITUDE_RANGE[1]:
+            continue  # "$1.9 trillion" for a "$100,000" price: another quantity
+        if t.crossed_by(figure / t.scale if t.scale else figure):
             return m.group(0).strip(), m.span()
     return None
+
+
+# A figure more than this far from a threshold measures something else (a market value for a price).
+MAGNITUDE_RANGE = (0.01, 100.0)
 
 
 _APPROXIMATE = re.compile(r"(?<!\w)(?:near|nearly|almost|about|around|roughly|approximately|close\s+to|just\s+"
@@ -218,6 +236,14 @@ _RESOLUTION_LANGUAGE = re.compile(
     r"this\s+(?:question|market)|if|unless|provided|whether|yes|no)(?!\w)", re.I)
 
 
+@lru_cache(maxsize=200_000)
+def _may_report_in_question(sentence: str) -> bool:
+    """A sentence of a question's text that can state a fact at all: not in the language of
+    resolution, no hedge anywhere. Whatever the event, so kept per sentence: the cross-leak step
+    reads each question's sentences for every question that may pair with it."""
+    return not _RESOLUTION_LANGUAGE.search(sentence) and not _hedged(sentence, (0, len(sentence)))
+
+
 def report(sentence: str, ev: YesNoEvent, outcomes: tuple[str, ...] | None = None,
            headline: bool = False, question_text: bool = False) -> Found | None:
     """The first of ``outcomes`` (default: the one the answer makes early, ``ev.sought``) that
@@ -230,8 +256,8 @@ def report(sentence: str, ev: YesNoEvent, outcomes: tuple[str, ...] | None = Non
     s = sentence.strip()
     if not wanted or not s or s.endswith(("?", "？")) or (not ev.names and not ev.terms):
         return None
-    if question_text and (_RESOLUTION_LANGUAGE.search(s) or _hedged(s, (0, len(s)))):
-        return None
+    if question_text and (ev.repeat or not _may_report_in_question(s) or _before_opening(s, ev)):
+        return None  # a question's own terms, or background: what happened before it was asked
     names = _names_found(s, ev.names)
     if (ev.names and not names) or not _about_period(s, ev):
         return None
@@ -257,7 +283,7 @@ def _covered(ev: YesNoEvent, names: tuple[str, ...], found: set[str], terms: lis
 def _settled(s: str, ev: YesNoEvent, outcome: str, headline: bool) -> str | None:
     if outcome == "crossing":
         crossed = _crossing(s, ev)
-        return crossed[0] if crossed and not _hedged(s, crossed[1]) else None
+        return crossed[0] if crossed and not _hedged(s, crossed[1], ev=ev) else None
     done = _done(s, ev, headline)
     off = _called_off(s, ev)
     if off and done and _clause(s, off.span()) == _clause(s, done[1]):
@@ -265,8 +291,8 @@ def _settled(s: str, ev: YesNoEvent, outcome: str, headline: bool) -> str | None
     if outcome == "impossible":
         if not off or done or _TEMPORARY.search(s[slice(*_clause(s, off.span()))]):
             return None
-        return off.group(0) if not _hedged(s, off.span(), [off.span()]) else None
-    return done[0] if done and not _hedged(s, done[1]) else None
+        return off.group(0) if not _hedged(s, off.span(), [off.span()], ev) else None
+    return done[0] if done and not _hedged(s, done[1], ev=ev) else None
 
 
 # A calling-off that is not final ("temporarily blocked", "for now"): the event may still happen.
@@ -276,12 +302,47 @@ _TEMPORARY = re.compile(r"(?<!\w)(?:temporarily|for\s+now|pending|until\s+furthe
 
 def _done(s: str, ev: YesNoEvent, headline: bool) -> tuple[str, Span] | None:
     """The event's action written as done, or in scripts without spaces a completion marker
-    ("已", "正式", "签署": no verb forms to read)."""
+    ("已", "正式", "签署": no verb forms to read) next to the event's words."""
     if ev.unspaced:
         pattern = _cue("COMPLETED", ev.language)
-        m = pattern.search(s) if pattern else None
+        m = next((m for m in pattern.finditer(s) if _near_event(s, m.span(), ev)), None) if pattern else None
         return (m.group(0), m.span()) if m else None
     return _completed_action(s, ev, headline)
+
+
+CJK_REACH = 4  # characters after a completion or calling-off marker where the event's own words start
+
+
+def _near_event(s: str, span: Span, ev: YesNoEvent) -> bool:
+    """A marker of a script without spaces is about the event when it is one of the title's own
+    words ("批准") or one of those starts right after it ("已正式批准", within ``CJK_REACH``
+    characters): "合并计划已经提交审议" does not settle "批准合并"."""
+    marker = s[span[0]:span[1]]
+    if marker in ev.clause:
+        return True
+    after = s[span[1]:span[1] + CJK_REACH + 1]
+    return any(t in after for t in ev.terms)
+
+
+_MONTH_NAMES = {m.lower(): i + 1 for i, m in enumerate(MONTHS)}
+_DATED = re.compile(r"(?<!\w)(" + "|".join(MONTHS) + r")(?:\s+\d{1,2}(?:st|nd|rd|th)?)?(?:,?\s+((?:19|20)\d\d))?(?!\w)"
+                    r"|(?<!\d)((?:19|20)\d\d)(?!\d)")
+
+
+def _before_opening(s: str, ev: YesNoEvent) -> bool:
+    """The sentence dates what it reports before the question opened ("The Fed raised rates in
+    March 2025", "in January": background the question was written knowing)."""
+    if ev.opens is None:
+        return False
+    for m in _DATED.finditer(s):
+        if m.group(3):
+            if int(m.group(3)) < ev.opens.year:
+                return True
+            continue
+        year = int(m.group(2)) if m.group(2) else ev.opens.year
+        if (year, _MONTH_NAMES[m.group(1).lower()]) < (ev.opens.year, ev.opens.month):
+            return True
+    return False
 
 
 def _called_off(s: str, ev: YesNoEvent) -> re.Match | None:
@@ -296,8 +357,36 @@ def _called_off(s: str, ev: YesNoEvent) -> re.Match | None:
         words = m.group(0).lower().split()
         if m.group(0).lower() in own or (verb and any(_same_verb(w, verb[0], ev.language) for w in words)):
             continue  # "Will X resign?": "X resigned" is the event itself, not its calling off
+        if ev.kind == "threshold" and _FORECAST_REFUSAL.match(m.group(0)):
+            continue  # "inflation will not exceed 5%": a forecast, not a figure
+        if ev.unspaced and not _near_event(s, m.span(), ev):
+            continue  # "不会反对…批准合并": the marker is about another verb
         return m
     return None
+
+
+_FORECAST_REFUSAL = re.compile(r"(?:will|would)\s+not|won['’]t|wird\s+nicht|werden\s+nicht|не\s+будет|不会", re.I)
+
+
+def called_off(language: str) -> re.Pattern:
+    """The calling-off cues of ``language`` (English where it has none)."""
+    return _cue("CALLED_OFF", language) or _cue("CALLED_OFF", "en")
+
+
+@lru_cache(maxsize=10_000)
+def verb_prefixes(ev: YesNoEvent) -> tuple[str, ...]:
+    """Lower-case beginnings every done form of the event's verb starts with (its first letters,
+    and those of the verbs settling it the same way and of their irregular pasts): what a text
+    reporting the event must hold."""
+    verb = ev.action.split()[0] if ev.action else ""
+    if not verb:
+        return ("",)  # no verb known: anything may
+    verbs = {verb, *cues.SETTLED_BY.get(verb, ())}
+    verbs |= {past for past, base in cues.IRREGULAR_PAST.items() if base in verbs}
+    # the first four letters as written and of the stem ("eröffnen" is stemmed "eroffn"; "firmará"
+    # and "firmó" share "firm", "подпишет" and "подписал" "подп")
+    forms = {f for v in verbs for f in (v.lower(), *(stems(v, ev.language)[:1]))}
+    return tuple(sorted({f[:4] for f in forms if f}))
 
 
 def _common_prefix(a: str, b: str) -> int:
@@ -315,15 +404,16 @@ def reports_any(sentence: str, ev: YesNoEvent, headline: bool = False, question_
     return report(sentence, ev, ev.outcomes, headline, question_text)
 
 
-def statements(text: str, is_title: bool = False) -> list[str]:
+@lru_cache(maxsize=50_000)
+def statements(text: str, is_title: bool = False) -> tuple[str, ...]:
     """The sentences of a question's text that can state a fact: for a title, the premise before
     its question ("After X signed the deal, will Y ...?" states "After X signed the deal")."""
     from pastcast.text import sentences
 
     if is_title:
         m = _TITLE_QUESTION.search(text or "")
-        return [text[:m.start()].strip()] if m and m.start() > 0 else []
-    return sentences(text or "")
+        return (text[:m.start()].strip(),) if m and m.start() > 0 else ()
+    return tuple(sentences(text or ""))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -358,17 +448,17 @@ class EventRule:
         return self.event.names
 
     def in_text(self, text: str) -> bool:
-        """May report the event (no false negatives of ``mentions``: every needed name's first
-        word and enough of its words' stems appear in the text, as substrings)."""
+        """May report the event: one of its names (some word, or its initials), or for an event
+        without names one of its words' stems, in the whole text. A superset of ``mentions``,
+        which needs a name when the event has names and half its words: the same stems."""
         text = text or ""
-        low = text.lower()
         ev = self.event
-        if ev.need_names and sum(_may_name(n, text, low) for n in ev.names) < ev.need_names:
-            return False
+        if ev.names:
+            return any(_may_name(n, text, text.lower()) for n in ev.names)
         if ev.unspaced:
-            return sum(t in low for t in ev.terms) >= ev.need_terms
-        # a stem shortened to 6 letters for the derivations ``_term_in`` accepts
-        return sum(t[:6] in low for t in ev.terms) >= ev.need_terms
+            return any(t in text for t in ev.terms)
+        found = _sentence_stems(text, ev.language)
+        return any(_term_in(t, found) for t in ev.terms)
 
     def mentions(self, sentence: str) -> bool:
         return mentions(sentence, self.event)

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 import re
+from functools import lru_cache
 from dataclasses import dataclass
 from datetime import date
 
@@ -34,7 +35,7 @@ from pastcast.questions.deadlines import deadline_spans, without_deadlines
 from pastcast.questions.revision import event_cues as cues
 from pastcast.text.function_words import function_words
 from pastcast.text.language import language_of, stems
-from pastcast.text.normalise import written_without_spaces
+from pastcast.text.normalise import normalise, written_without_spaces
 from pastcast.text.vocabulary import BINARY_ANSWERS, MONTHS, WEEKDAYS
 
 NAME_SHARE = 0.5  # of the event's names a report must hold (one of one or two, two of three or four)
@@ -89,14 +90,26 @@ class YesNoEvent:
     threshold: Threshold | None = None
     unspaced: bool = False
     action: str = ""  # the first content word after the subject, as written (usually the verb)
+    opens: date | None = None  # the question's open date: what happened before it is background
+    repeat: bool = False  # asks about a repeat ("again", "another"): earlier times report nothing
 
     @classmethod
     def of(cls, q: dict) -> YesNoEvent | None:
-        """The event of a yes/no question (None for another kind, or a title naming no event)."""
+        """The event of a yes/no question (None for another kind, or a title naming no event).
+        Read once per distinct question: the leak, temporal and revision steps each ask."""
         if not is_yes_no(q):
             return None
-        title = _TAG.sub("", q.get("title") or "").strip()
-        language = language_of(f"{title} {q.get('resolution_criteria') or ''}"[:400])
+        title = q.get("title") if isinstance(q.get("title"), str) else ""
+        criteria = q.get("resolution_criteria") if isinstance(q.get("resolution_criteria"), str) else ""
+        return _event_of(title, criteria[:400], normalise(q.get("answer")), q.get("open_date"), q.get("resolution_date"))
+
+    @classmethod
+    def _read(cls, title: str, criteria: str, answer: str, opens: date | None, resolves: date | None
+              ) -> YesNoEvent | None:
+        q = {"title": title, "resolution_criteria": criteria, "answer": answer, "open_date": opens,
+             "resolution_date": resolves}
+        title = _TAG.sub("", title).strip()
+        language = language_of(f"{title} {criteria}"[:400])
         unspaced = written_without_spaces(title)
         reference = q.get("open_date") or q.get("resolution_date") or date.today()
         clause = _ISO_DATE.sub(" ", without_deadlines(title, reference)).rstrip(" ?？")
@@ -112,10 +125,11 @@ class YesNoEvent:
         if not period and q.get("resolution_date"):
             first = (q.get("open_date") or q["resolution_date"]).year
             period = set(range(first, q["resolution_date"].year + 1))
-        answer = "Yes" if (q.get("answer") or "").strip().lower() in ("yes", "true") else "No"
+        answer = "Yes" if normalise(q.get("answer")) in ("yes", "true") else "No"
         return cls(kind, answer, language, clause, tuple(names), tuple(terms),
                    math.ceil(NAME_SHARE * len(names)), math.ceil(TERM_SHARE * len(terms)) if terms else 0,
-                   frozenset(period), threshold, unspaced, action)
+                   frozenset(period), threshold, unspaced, action, q.get("open_date"),
+                   bool(cues.REPEAT.search(title)))
 
     @property
     def action_stems(self) -> tuple[str, ...]:
@@ -150,10 +164,16 @@ class YesNoEvent:
         return f"{self.kind} {self.clause!r} ({self.language})"
 
 
+@lru_cache(maxsize=50_000)
+def _event_of(title: str, criteria: str, answer: str, opens: date | None, resolves: date | None) -> YesNoEvent | None:
+    return YesNoEvent._read(title, criteria, answer, opens, resolves)
+
+
 def is_yes_no(q: dict) -> bool:
-    """Answered with a yes/no word (by the answer, never by its label: a name typed binary is
-    checked as the name it is)."""
-    return (q.get("answer") or "").strip().lower() in BINARY_ANSWERS
+    """Answered with a yes/no word ("Yes", "no.", normalised as validation reads them; by the
+    answer, never by its label: a name typed binary is checked as the name it is)."""
+    answer = q.get("answer")
+    return isinstance(answer, str) and normalise(answer) in BINARY_ANSWERS
 
 
 # ---------------------------------------------------------------------------------------------
@@ -164,7 +184,9 @@ def _is_state(title: str, clause: str, language: str, reference: date) -> bool:
     limit ("by", "before": "Will X sign Y before the window closes on 1 September?" is an event),
     or a word of lasting ("still", "remain")."""
     spans = deadline_spans(title, reference)
-    if spans and not any(sp.kind == "by" for sp in spans) and any(sp.kind == "on" and not sp.loose for sp in spans):
+    if any(sp.kind == "by" for sp in spans):
+        return False  # a limit: the event may happen any day before it
+    if spans and any(sp.kind == "on" and not sp.loose for sp in spans):
         return True
     pattern = cues.STATE.get(language) or cues.STATE["en"]
     if re.search(pattern, title, re.I):
@@ -192,7 +214,7 @@ THRESHOLD_GAP = 6  # words between a comparison and its figure ("dépassera-t-el
 def _threshold(clause: str, language: str) -> Threshold | None:
     """A comparison with a figure ("exceed 5%", "above $100", "über 3 Prozent"): the figure
     after the comparing words, within ``THRESHOLD_GAP`` words, or before them where the verb
-    comes last (German, Dutch). A bare number counts with the noun it counts ("at least 1,800
+    comes last (German, Dutch, Japanese). A bare number counts with the noun it counts ("at least 1,800
     employees") as its unit."""
     for pattern, comparator in cues.THRESHOLD.get(language, cues.THRESHOLD["en"]):
         bounded = rf"(?:{pattern})" if language in ("zh", "ja") else rf"(?<!\w)(?:{pattern})(?!\w)"
@@ -200,7 +222,7 @@ def _threshold(clause: str, language: str) -> Threshold | None:
             after = clause[m.end():]
             window = " ".join(after.split()[:THRESHOLD_GAP + 1])
             figures = [f for f in NUMBER.finditer(window) if f.group("num") and not YEAR.fullmatch(f.group("num"))]
-            if not figures and language in ("de", "nl"):
+            if not figures and language in ("de", "nl", "ja"):  # the verb last
                 before = " ".join(clause[:m.start()].split()[-THRESHOLD_GAP - 1:])
                 figures = [f for f in NUMBER.finditer(before) if f.group("num") and not YEAR.fullmatch(f.group("num"))][-1:]
                 window = before
@@ -294,22 +316,28 @@ def _action(words: list[str], content: list[str], language: str) -> str:
     """The title's verb, as written, with its particle ("declared over", "lay off"): in English
     the participle of a passive ("be declared over"), else its first word of ``EVENT_VERBS_EN``;
     in German and Dutch the last content word ("Wird X ... billigen?"); elsewhere the first."""
-    if not content:
+    lower = [w.lower() for w in words]
+    passive = _PASSIVE_EN.search(" ".join(lower)) if language == "en" else None
+    if not content and not passive:
         return ""
     if language != "en":
         if language in ("de", "nl"):
             return content[-1]
         form = cues.VERB_FORM.get(language)
-        lower = [w.lower() for w in words]
         if language == "ru" and "ли" in lower[1:]:  # "Подпишет ли Путин ...?"
             return lower[lower.index("ли") - 1]
+        for i, w in enumerate(lower):  # "va-t-il dissoudre", "sera-t-il adopté", "vai superar": the word after
+            if w.split("-")[0] in cues.AUXILIARY_VERBS and (not form or re.search(form, w) or i == 0):
+                after = next((x for x in lower[i + 1:] if x in content), None)
+                if after:
+                    return after
         return next((w for w in content if form and re.search(form, w)), content[0])
-    lower = [w.lower() for w in words]
-    passive = _PASSIVE_EN.search(" ".join(lower))
     if passive and (passive.group(1).endswith("ed") or passive.group(1) in cues.IRREGULAR_PAST):
         verb = passive.group(1)
     else:
-        verb = next((w for w in lower if w in cues.EVENT_VERBS_EN), None) or content[0]
+        verb = next((w for w in lower if w in cues.EVENT_VERBS_EN), None) or (content[0] if content else "")
+        if not verb:
+            return ""
     at = lower.index(verb) if verb in lower else -1
     # "announce plans to acquire X": the event is the acquisition (a report of it done, or of
     # the plan announced with it, settles the question); the announcing alone is not
@@ -322,12 +350,19 @@ def _action(words: list[str], content: list[str], language: str) -> str:
     return verb
 
 
+_CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
+
+
 def _char_pairs(clause: str) -> list[str]:
-    """Pairs of adjacent Han or kana characters of the clause, the question's frame left out."""
-    chars = [c for c in clause if re.match(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]", c)
-             and c not in cues.QUESTION_FRAME_CJK]
+    """Pairs of adjacent Han or kana characters of the clause as written (so each pair is one a
+    report may write: "事会" of 董事会 stays, though 会 alone frames a question), those made of
+    the question's frame alone left out."""
     pairs = []
-    for a, b in zip(chars, chars[1:]):
+    for a, b in zip(clause, clause[1:]):
+        if not (_CJK_CHAR.match(a) and _CJK_CHAR.match(b)):
+            continue
+        if a in cues.QUESTION_FRAME_CJK and b in cues.QUESTION_FRAME_CJK or "吗" in a + b:
+            continue
         if a + b not in pairs:
             pairs.append(a + b)
     return pairs

@@ -117,6 +117,17 @@ def _source_days(questions: pl.DataFrame, articles: pl.DataFrame | pl.LazyFrame 
     return {a: _utc(t).date() for a, t in part.iter_rows()}
 
 
+EARLIER_OCCURRENCE_SLACK = timedelta(days=1)  # a report of the day before opening is news the question missed
+
+
+def _before_its_event(p: _Probe, day: date) -> bool:
+    """A yes/no question's event reported before the question opened (beyond a day of slack) is
+    an earlier occurrence the question was written knowing about ("Will the Fed raise rates
+    again?"), not its outcome; a free-form answer reported then is a leak like any other."""
+    opens = p.row.get("open_date")
+    return isinstance(p.rule, EventRule) and opens is not None and day < opens - EARLIER_OCCURRENCE_SLACK
+
+
 def _days(n: int) -> str:
     return f"{n} day" if abs(n) == 1 else f"{n} days"
 
@@ -290,7 +301,8 @@ def _revise(questions: pl.DataFrame, index: ArticleIndex, articles: pl.DataFrame
             for hit in hits:
                 published = _utc(hit.published_at)
                 if (hit.article_id in p.seen or hit.article_id in p.excluded
-                        or published.date() >= p.row["resolution_date"] or published.date() > p.gate):
+                        or published.date() >= p.row["resolution_date"] or published.date() > p.gate
+                        or _before_its_event(p, published.date())):
                     continue
                 p.seen.add(hit.article_id)
                 c = _candidate(p, hit)

@@ -30,7 +30,8 @@ options from its start; a minor candidate first covered later is rarely reported
 Scripts without capitals or spaces get titles, katakana runs, Latin-script names written in
 them ("iPhone 16", "OpenAI") and figures, but no other names: Chinese, Arabic, Hebrew or Hindi
 do not mark names, and a rarity test on character n-grams would need their frequencies, which
-the search index does not hold (a run of Chinese characters is one term there).
+the search index does not keep (it holds a term per character: a phrase is found, its rarity
+among all n-grams is not known).
 """
 
 from __future__ import annotations

@@ -37,7 +37,8 @@ from pastcast.search.index import ArticleIndex, phrase_terms
 STAGE = "temporal_leak"
 DROP_REASON = "named_before_reported"
 TEXT_COLUMNS = ("title", "background", "resolution_criteria", "candidate_outcomes")
-SKIP_REASONS = ("no_open_date", "no_distinctive_phrase", "no_corpus_before_open_date", "phrases_not_in_corpus")
+SKIP_REASONS = ("no_open_date", "no_distinctive_phrase", "no_corpus_before_open_date", "phrases_not_in_corpus",
+                "phrases_not_searchable")
 
 
 @dataclass
@@ -81,11 +82,11 @@ def judge(q: dict, phrases: list[Phrase], corpus: CorpusView, config: TemporalCo
     outcomes = {c.outcome for c in checks}
     if "new" in outcomes:
         return "leak", checks
-    if outcomes & {"known", "weak"}:
+    if outcomes & {"known", "weak", "late"}:  # late: first seen after it resolved, no news before
         return "kept", checks
     if "uncovered" in outcomes or coverage_before({p.script for p in phrases}, opens, corpus, config) < config.min_coverage:
         return "no_corpus_before_open_date", checks
-    return "phrases_not_in_corpus", checks
+    return ("phrases_not_in_corpus" if "absent" in outcomes else "phrases_not_searchable"), checks
 
 
 def _leak(q: dict, checks: list[PhraseCheck], config: TemporalConfig) -> tuple[date | None, Evidence, str]:
