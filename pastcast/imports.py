@@ -25,6 +25,7 @@ from pastcast.drops import counts_by_reason
 from pastcast.io import merge_parquet, write_json, write_parquet
 from pastcast.schemas import DROPS, MARKET_PRICES, MARKETS, POSTS, empty, frame
 from pastcast.sources.imported import Imported
+from pastcast.sources.limits import check_caps
 from pastcast.sources.markets import MARKET_FORMATS, read_markets
 from pastcast.sources.social import SOCIAL_FORMATS, read_posts
 
@@ -131,6 +132,7 @@ def run_markets(files_by_format: dict[str, Sequence[Path]], outputs: dict[str, P
     """Every format's market files into ``outputs["markets"]``, ``["market_prices"]`` and
     ``["drops"]``. Price histories refer to markets of other files, so the import is held in
     memory: market dumps are megabytes, not terabytes."""
+    check_caps()
     imported = Imported()
     for fmt, files in files_by_format.items():
         imported.merge(read_markets(fmt, files))
@@ -167,6 +169,7 @@ def run_social(files_by_format: dict[str, Sequence[Path]], outputs: dict[str, Pa
     """Every format's social files into ``outputs["posts"]`` and ``["drops"]``, streamed: rows
     leave memory in parts of ``part_rows``, so a dump of any size imports in flat memory.
     Posts keep their input order (file by file, line by line)."""
+    check_caps()
     folder = outputs["posts"].parent
     folder.mkdir(parents=True, exist_ok=True)
     parts_dir = Path(tempfile.mkdtemp(prefix=".import-parts-", dir=folder))

@@ -40,6 +40,7 @@ from pastcast.schemas import (ARTICLES, DROPS, MARKET_PRICES, MARKETS, POSTS, QU
                               QUESTIONS, empty, scan_parts)
 from pastcast import snapshot as snapshots
 from pastcast.snapshot import write_snapshot
+from pastcast.snapshot_drops import one_drop_per_item
 from pastcast.sources.markets import MARKET_FORMATS
 from pastcast.sources.social import SOCIAL_FORMATS
 
@@ -460,7 +461,7 @@ def _as_stored(work_dir: Path, table: str, schema) -> pl.DataFrame | list[snapsh
 
 def snapshot(work_dir: Path, snapshots_dir: Path, name: str, inputs: list[Path],
              config: dict | None = None, publish: bool = True, corpus: CorpusFiles | None = None,
-             allow_input_loss: bool = False) -> Path:
+             allow_input_loss: bool = False, rehash: bool = False) -> Path:
     """Gather the working tables and every stage's drops into a new snapshot version that
     records the days it covers. The articles and the days' drops are stored a part a crawl day,
     so the days unchanged since the parent are named, not written again. ``publish=False``
@@ -468,7 +469,8 @@ def snapshot(work_dir: Path, snapshots_dir: Path, name: str, inputs: list[Path],
     is noted in ``work_dir/snapshot.json``. ``corpus``: the files the inputs came from, whose
     unread files join the drops. ``allow_input_loss`` is recorded in the manifest: the checks on
     lost inputs and shrunken tables then report without blocking (an operator's explicit
-    allowance)."""
+    allowance). ``rehash``: every stored part the version names is hashed again (``--full``),
+    else those whose stat changed since they last were."""
     removed = snapshots.remove_unchecked(pending_or_none(work_dir))
     if removed:
         log.warning("removed %s: written by an earlier build whose blocking checks never ran", removed)
@@ -480,7 +482,9 @@ def snapshot(work_dir: Path, snapshots_dir: Path, name: str, inputs: list[Path],
     stage_drops = [(f"stage={stage}", work_dir / "drops" / f"{stage}.parquet") for stage in UNPARTITIONED_STAGES]
     day_drops = [(f"day={path.parent.parent.name.partition('=')[2]}/{path.parent.name}", path)
                  for path in daily.drop_files(work_dir, days)]
-    drops, by_reason = _file_parts(work_dir, [*day_drops, *stage_drops], count_reasons=True)
+    # one drop an item, whatever order the days were built in (a rerun, a shared folder)
+    drops, by_reason = _file_parts(work_dir, one_drop_per_item(work_dir, [*day_drops, *stage_drops]),
+                                   count_reasons=True)
     tables = {
         "articles": daily.gathered_parts(work_dir),
         "questions": _table(work_dir, "questions", QUESTIONS),
@@ -497,6 +501,7 @@ def snapshot(work_dir: Path, snapshots_dir: Path, name: str, inputs: list[Path],
     digests = file_digests(inputs, work_dir / "input_digests.json")
     folder = write_snapshot(tables, snapshots_dir, name, _known(daily.gathered_window(work_dir)),
                             inputs=digests, stage_counts=reports, config=config, files=files, publish=publish,
+                            rehash=rehash,
                             extra={"llm": _llm_usage(work_dir), "partitions": partitions,
                                    "allowances": {"input_loss": bool(allow_input_loss)},
                                    "drops_by_reason": by_reason})
@@ -548,7 +553,7 @@ def tail(work_dir: str | Path, snapshots_dir: str | Path, name: str, inputs: lis
         if on_stage:
             on_stage(report)
     folder = snapshot(work, Path(snapshots_dir), name, list(inputs), publish=False, corpus=corpus,
-                      allow_input_loss=allow_input_loss)
+                      allow_input_loss=allow_input_loss, rehash=full)
     publish_if_sound(folder, full or None)
     return folder
 
@@ -578,4 +583,4 @@ def run_all(corpus_dir: str | Path, work_dir: str | Path, snapshots_dir: str | P
         if on_stage:
             on_stage(report)
     return snapshot(work, Path(snapshots_dir), name, files.built_inputs(daily.built_days(work)), publish=publish,
-                    corpus=files, allow_input_loss=allow_input_loss)
+                    corpus=files, allow_input_loss=allow_input_loss, rehash=full)

@@ -8,6 +8,7 @@ records its parent, and its manifest carries row counts and sha256 of every tabl
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import shutil
@@ -30,6 +31,7 @@ FORMAT = 2  # tables as content-addressed parts shared by versions (1: each vers
 VERSION = re.compile(r"^v(\d+)$")
 LATEST = "LATEST"
 HISTORY = "history.jsonl"  # every move of LATEST
+log = logging.getLogger(__name__)
 
 
 def code_version() -> str:
@@ -50,19 +52,37 @@ def versions(root: str | Path, name: str) -> list[str]:
     return sorted(found, key=lambda v: int(v[1:]))
 
 
-_VERSION = re.compile(r"^v\d+$")
+_VERSION = re.compile(r"^v\d{1,18}$")
+_POINTER_MAX = 64  # bytes: "vN" and a newline; anything longer is not a pointer
+
+
+class PointerError(ValueError):
+    """``LATEST`` holds something other than a version of its own folder."""
 
 
 def latest_version(root: str | Path, name: str) -> str | None:
     """The version ``LATEST`` names; it must be a version of its own folder (``vN``), never a
-    path elsewhere ("../../other/sample/v1" is refused)."""
+    path elsewhere ("../../other/sample/v1" is refused), nor binary bytes or a number too long
+    for a folder name (a ``PointerError`` naming the file, never a traceback)."""
     pointer = Path(root) / name / LATEST
-    if pointer.is_file():
-        version = pointer.read_text().strip() or None
-        if version is not None and not _VERSION.match(version):
-            raise ValueError(f"{pointer} names {version[:80]!r}, not a version of {pointer.parent} (vN)")
-        return version
-    return None
+    if not pointer.is_file():
+        return None
+    try:
+        with open(pointer, "rb") as fh:
+            raw = fh.read(_POINTER_MAX + 1)
+    except OSError as exc:
+        raise PointerError(f"{pointer}: cannot be read ({exc.strerror or exc})") from None
+    text = raw.strip()
+    if any(b < 0x20 or b > 0x7E for b in text):
+        raise PointerError(f"{pointer} holds binary bytes, not a version of {pointer.parent} (vN): write the "
+                           "version to publish into it, or remove it")
+    if len(raw) > _POINTER_MAX:
+        raise PointerError(f"{pointer} holds over {_POINTER_MAX} bytes ({text[:20].decode()}...), not a version of "
+                           f"{pointer.parent} (vN)")
+    version = text.decode("ascii") or None
+    if version is not None and not _VERSION.match(version):
+        raise PointerError(f"{pointer} names {version!r}, not a version of {pointer.parent} (vN)")
+    return version
 
 
 def resolve(path_or_ref: str | Path, root: str | Path = "snapshots") -> Path:
@@ -92,7 +112,7 @@ def write_snapshot(tables: dict[str, pl.DataFrame | list[Part]], root: str | Pat
                    window: tuple[date, date], inputs: list[str | Path | dict] = (),
                    stage_counts: dict | None = None, config: dict | None = None,
                    extra: dict | None = None, files: dict[str, str] | None = None,
-                   publish: bool = True) -> Path:
+                   publish: bool = True, rehash: bool = False) -> Path:
     """Write a new version of snapshot ``name`` and (``publish``) move ``LATEST`` to it; return
     its folder. A table is a frame (stored as one part) or a list of ``Part`` files already on
     disk (a crawl day each): a part whose digest the store holds, the parent's unchanged days,
@@ -100,7 +120,9 @@ def write_snapshot(tables: dict[str, pl.DataFrame | list[Part]], root: str | Pat
     already known. ``files`` are text files stored beside the manifest (e.g. the filter's
     ``audit.md``), hashed in it like the tables. The parent is the version LATEST points
     at: an unpublished version is nobody's parent. The manifest's ``store`` says how many bytes
-    the version added to the store and how many parts it shares."""
+    the version added to the store, how many parts it shares and which stored parts it found
+    damaged and wrote again (``rehash``: every stored part it names is hashed, not only those
+    whose stat changed since they were last hashed)."""
     unknown = set(tables) - set(TABLES)
     if unknown:
         raise ValueError(f"unknown snapshot tables {sorted(unknown)}; known: {sorted(TABLES)}")
@@ -112,7 +134,7 @@ def write_snapshot(tables: dict[str, pl.DataFrame | list[Part]], root: str | Pat
         staging = folder / f"{STAGING}{_HOST}-{os.getpid()}-{datetime.now(timezone.utc):%Y%m%dT%H%M%S%f}"
         staging.mkdir()
         try:
-            writer = PartWriter(folder)
+            writer = PartWriter(folder, rehash=rehash)
             table_info = {}
             for table, schema in TABLES.items():
                 given = tables.get(table)
@@ -147,9 +169,11 @@ def write_snapshot(tables: dict[str, pl.DataFrame | list[Part]], root: str | Pat
                     counts_by_reason(drops) if isinstance(drops, pl.DataFrame) else {}),
                 "llm": {"calls": 0, "tokens": 0, "cost_usd": 0.0},
                 "store": {"bytes_written": writer.written, "parts_shared": writer.shared,
-                          "parts": sum(len(t["parts"]) for t in table_info.values())},
+                          "parts": sum(len(t["parts"]) for t in table_info.values()),
+                          "parts_repaired": sorted(set(writer.repaired))},
                 **(extra or {}),
             }
+            writer.save()
             final = _claim_version(folder, staging, manifest)
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
@@ -194,9 +218,45 @@ def publish_version(snapshot_dir: str | Path, checks: dict | None = None) -> Non
     folder = final.parent
     entry = {"version": final.name, "published_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
              "previous": latest_version(folder.parent, folder.name), "checks": checks or {}}
-    with open(folder / HISTORY, "a", encoding="utf-8") as log:
-        log.write(json.dumps(entry) + "\n")
+    append_lines(folder / HISTORY, [entry])
     write_text(final.name + "\n", folder / LATEST)
+
+
+def append_lines(path: Path, entries: list[dict]) -> None:
+    """Append JSON lines to a log so each is whole on its own line: a line a crash cut short
+    is closed with a newline first (the cut line stays a torn line, never glued to the next
+    entry), and the entries go in one ``write`` of whole lines (O_APPEND)."""
+    data = "".join(json.dumps(e) + "\n" for e in entries).encode("utf-8")
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        end = os.lseek(fd, 0, os.SEEK_END)
+        if end and os.pread(fd, 1, end - 1) != b"\n":
+            data = b"\n" + data
+        while data:
+            data = data[os.write(fd, data):]
+    finally:
+        os.close(fd)
+
+
+def read_log(path: Path) -> list[dict]:
+    """The entries of a JSON-lines log (``history.jsonl``, ``checks.jsonl``); a line that is not
+    a JSON object (torn by a crash, damaged) is skipped with a warning naming file and line."""
+    if not path.is_file():
+        return []
+    entries = []
+    with open(path, "rb") as fh:
+        for number, raw in enumerate(fh, 1):
+            if not raw.strip():
+                continue
+            try:
+                entry = json.loads(raw)
+            except ValueError:
+                entry = None
+            if isinstance(entry, dict):
+                entries.append(entry)
+            else:
+                log.warning("%s line %d: not a whole JSON entry (torn by a crash?); skipped", path, number)
+    return entries
 
 
 CHECKS = "checks.jsonl"  # every blocking check run on a version: {version, check, passed, at}
@@ -207,9 +267,8 @@ def record_checks(snapshot_dir: str | Path, outcomes: dict[str, bool]) -> None:
     killed build left, removed by the next build of the same work folder."""
     final = Path(snapshot_dir)
     at = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    with open(final.parent / CHECKS, "a", encoding="utf-8") as log:
-        for check, passed in outcomes.items():
-            log.write(json.dumps({"version": final.name, "check": check, "passed": passed, "at": at}) + "\n")
+    append_lines(final.parent / CHECKS, [{"version": final.name, "check": check, "passed": passed, "at": at}
+                                         for check, passed in outcomes.items()])
 
 
 def passed_checks(snapshot_dir: str | Path) -> set[str]:
@@ -260,13 +319,13 @@ def remove_unchecked(snapshot_dir: str | Path | None) -> Path | None:
 
 def published_versions(root: str | Path, name: str) -> set[str]:
     """Versions LATEST has ever pointed at (the history log, plus LATEST itself)."""
-    folder = Path(root) / name
-    found = set()
-    history = folder / HISTORY
-    if history.is_file():
-        found = {json.loads(line)["version"] for line in history.read_text().splitlines() if line.strip()}
     latest = latest_version(root, name)
-    return found | ({latest} if latest else set())
+    return logged_versions(root, name) | ({latest} if latest else set())
+
+
+def logged_versions(root: str | Path, name: str) -> set[str]:
+    """Versions ``history.jsonl`` says LATEST moved to (torn lines skipped, with a warning)."""
+    return {e["version"] for e in read_log(Path(root) / name / HISTORY) if isinstance(e.get("version"), str)}
 
 
 def _claim_version(folder: Path, staging: Path, manifest: dict) -> Path:
@@ -295,8 +354,8 @@ def list_snapshots(root: str | Path = "snapshots") -> pl.DataFrame:
             latest = None
         try:
             published = published_versions(root, folder.name)
-        except ValueError:
-            published = set()
+        except ValueError:  # LATEST damaged: the history still says what was published
+            published = logged_versions(root, folder.name)
         for version in versions(root, folder.name):
             try:
                 m = read_manifest(folder / version)
@@ -382,6 +441,22 @@ def _unlisted(folder: Path, manifest: dict) -> list[str]:
     return [t for t in TABLES if f"{t}.parquet" not in own and (folder / f"{t}.parquet").exists()]
 
 
+# Tables every version has had since the first format (later ones, e.g. question_evidence, may be
+# absent from an older version); a manifest with a table list that lacks one was edited or cut.
+REQUIRED_TABLES = ("articles", "questions", "markets", "market_prices", "posts", "drops")
+BARE_REQUIRED = ("articles", "questions")  # a folder of tables whose manifest lists none (hand-made)
+
+
+def missing_tables(folder: Path, manifest: dict) -> list[str]:
+    """Tables the version must have that its manifest does not list (a replay of it would read
+    them as empty: 0 questions); for a manifest without a table list, that folder's own files.
+    A manifest written by ``write_snapshot`` always has a table list and a format."""
+    listed = manifest.get("tables") or {}  # read_manifest gives {} when the key is absent
+    if listed or "format" in manifest:
+        return [t for t in REQUIRED_TABLES if t not in listed]
+    return [t for t in BARE_REQUIRED if not (folder / f"{t}.parquet").is_file()]
+
+
 def check_integrity(snapshot_dir: str | Path) -> None:
     """Refuse a snapshot whose tables or files differ from its manifest, naming the table
     (``SnapshotIntegrityError``). The evaluator and ``snapshot diff`` go through this;
@@ -394,6 +469,10 @@ def check_integrity(snapshot_dir: str | Path) -> None:
         manifest = read_manifest(folder)
     except (OSError, ValueError) as exc:
         raise SnapshotIntegrityError(str(exc)) from exc
+    missing = missing_tables(folder, manifest)
+    if missing:
+        raise SnapshotIntegrityError(f"{folder / MANIFEST}: lists no {', '.join(missing)} table, which every "
+                                     "version has: the manifest was edited or cut")
     unlisted = _unlisted(folder, manifest)
     if unlisted:  # a reader would take it for the version's own table
         raise SnapshotIntegrityError(f"{folder}: {unlisted[0]}.parquet is not in the manifest: a file "
@@ -445,7 +524,8 @@ def verify(snapshot_dir: str | Path, full: bool = True) -> list[str]:
     folder = Path(snapshot_dir)
     manifest = read_manifest(folder)
     trusted = frozenset() if full else proved_by_parent(folder)
-    problems = []
+    problems = [f"{t}: not in the manifest's tables, which every version has (the manifest was edited or cut)"
+                for t in missing_tables(folder, manifest)]
     for name, _info, path, kind in _mismatches(folder, manifest, sha256_file, trusted):
         problems.append(f"{name}: {path} is missing" if kind == "missing" else
                         f"{name}: {path.name} is not the size the manifest states" if kind == "size" else
@@ -478,22 +558,53 @@ def copy_version(snapshot_dir: str | Path, name_folder: str | Path, link: bool =
     """A version and every part it names into another snapshot folder (``snapshots/<other>``;
     parts hard-linked where the file system allows, so nothing is duplicated on one disk):
     how a version moves to another store or machine. Its manifest says what to copy; the copy
-    keeps the version's number and is verified like any version. ``link=False`` copies the
-    bytes (a copy to be edited, e.g. by a test that damages it, must not share them)."""
+    keeps the version's number. The source is verified first (every part hashed: a damaged
+    version is refused, nothing written), then every part is hashed again in a staging folder of
+    the destination and only then renamed into place (a stored part of the destination whose
+    bytes do not match its name is replaced), the version folder last: on any failure nothing
+    of it is left. ``link=False`` copies the bytes (a copy to be edited, e.g. by a test that
+    damages it, must not share them)."""
     source = Path(snapshot_dir)
     manifest = read_manifest(source)
     target_root = Path(name_folder)
     target = target_root / source.name
     if target.exists():
         raise FileExistsError(f"{target} exists: versions are never overwritten")
+    problems = verify(source)
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise SnapshotIntegrityError(f"{source}: not copied, it does not match its manifest: {problems[0]}{more}; "
+                                     "`pastcast snapshot verify` lists every problem")
+    digests = {p["path"]: p["sha256"] for info in manifest["tables"].values() for p in info.get("parts") or []}
     with store_lock(target_root):
-        for part in sorted(referenced_parts([manifest])):
-            if link:
-                link_or_copy(source.parent / part, target_root / part)
-            elif not (target_root / part).exists():
-                (target_root / part).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(source.parent / part, target_root / part)
-        staging = target_root / f"{STAGING}{_HOST}-{os.getpid()}-copy"
-        shutil.copytree(source, staging, ignore=shutil.ignore_patterns("index", "index-posts"))
-        os.rename(staging, target)
+        staging = target_root / f"{STAGING}{_HOST}-{os.getpid()}-copy-{datetime.now(timezone.utc):%Y%m%dT%H%M%S%f}"
+        staging.mkdir()
+        try:
+            placed = []
+            for part in sorted(referenced_parts([manifest])):
+                stored = target_root / part
+                if stored.is_file() and sha256_file(stored) == digests[part]:
+                    continue  # the destination already holds it, intact
+                held = staging / part
+                held.parent.mkdir(parents=True, exist_ok=True)
+                if link:
+                    link_or_copy(source.parent / part, held)
+                else:
+                    shutil.copyfile(source.parent / part, held)
+                if sha256_file(held) != digests[part]:  # changed since it was verified
+                    raise SnapshotIntegrityError(f"{source.parent / part}: its sha256 differs from {source / MANIFEST} "
+                                                 "(changed while being copied); nothing copied")
+                placed.append((held, stored))
+            version = staging / "version"
+            shutil.copytree(source, version, ignore=shutil.ignore_patterns("index", "index-posts"))
+            for name, info in (manifest.get("files") or {}).items():
+                if sha256_file(version / info["file"]) != info["sha256"]:
+                    raise SnapshotIntegrityError(f"{source / info['file']}: its sha256 differs from the manifest "
+                                                 "(changed while being copied); nothing copied")
+            for held, stored in placed:
+                stored.parent.mkdir(parents=True, exist_ok=True)
+                os.replace(held, stored)
+            os.rename(version, target)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
     return target

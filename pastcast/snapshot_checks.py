@@ -188,7 +188,7 @@ def ids_are_unique(folder: Path, full: bool = True) -> CheckOutcome:
 # Drops that mean an input file was not read whole: a file that could not be opened, one cut
 # short, a WARC file no day could be given to. A damaged record inside a file that was read on
 # (corrupt_record) is a record's loss, counted like any other drop.
-LOST_INPUT_REASONS = ("unreadable_file", "truncated_file", "undated_file")
+LOST_INPUT_REASONS = ("unreadable_file", "truncated_file", "undated_file", "empty_file")  # empty: a failed download
 SHRINK_LIMIT = 0.5  # a table (or a day's articles) keeping less than this share of the parent's
 SHRINK_MIN_ROWS = 5  # ... when the parent had at least this many rows
 

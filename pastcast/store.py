@@ -14,11 +14,20 @@ version in the older layout (``vN/<table>.parquet``), or of a bare folder of tab
 
 Writers and ``snapshot gc`` take turns on ``snapshots/<name>/parts/.lock``: a part is only
 ever removed when no manifest names it, and never while a version is being written.
+
+A part already in the store is named by a new version only when its bytes still hash to its
+name; one that does not (a flipped byte, a truncation) is written again from the bytes at hand,
+which repairs every version naming it. ``parts/.verified.json`` keeps, for each part, the stat
+(size, mtime, ctime, inode) it had when last hashed, so an untouched part costs a stat; any write
+to it changes its ctime, which only the kernel sets, so it is hashed again (``rehash`` ignores
+the record).
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
+import logging
 import os
 import re
 import shutil
@@ -29,7 +38,7 @@ from pathlib import Path
 
 import polars as pl
 
-from pastcast.io import MANIFEST, locked, read_manifest
+from pastcast.io import MANIFEST, locked, read_manifest, write_json
 from pastcast.schemas import TABLES, conform, scan_parts
 
 PARTS = "parts"
@@ -37,6 +46,8 @@ STORE_LOCK = ".lock"  # in parts/: writers and gc take turns
 PART_PATH = re.compile(r"^parts/([a-z_]+)/([0-9a-f]{64})\.parquet$")
 WHOLE = "all"  # the key of a table stored as one part
 _CHUNK = 1 << 20
+VERIFIED = ".verified.json"  # in parts/: the stat of each part when its bytes last hashed to its name
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -87,26 +98,53 @@ def _hash(path: Path) -> str:
     return h.hexdigest()
 
 
+def _stamp(path: Path) -> list[int]:
+    st = path.stat()
+    return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+
+
 class PartWriter:
     """Puts parts into ``snapshots/<name>/parts/`` (the caller holds the store lock). A part
-    whose digest is already stored costs nothing; a new one is written beside its place and
-    renamed into it. ``written`` counts the bytes this writer added."""
+    whose digest is already stored costs nothing when its bytes still hash to that digest (by
+    the stat recorded when they last did, or hashed again); a new one, or a stored one whose
+    bytes do not match its name (``repaired``), is written beside its place and renamed into
+    it. ``written`` counts the bytes this writer added. ``save`` keeps the verified stats."""
 
-    def __init__(self, name_folder: str | Path):
+    def __init__(self, name_folder: str | Path, rehash: bool = False):
         self.root = Path(name_folder)
         self.written = 0
         self.shared = 0  # parts named without writing
+        self.repaired: list[str] = []  # stored parts whose bytes did not match their name, rewritten
+        self._verified = {} if rehash else _read_verified(self.root)
+        self._seen: dict[str, list[int]] = {}
+
+    def _holds(self, target: Path, sha256: str) -> bool:
+        """Whether ``target`` is in the store with bytes that hash to ``sha256``."""
+        rel = target.relative_to(self.root).as_posix()
+        if not target.is_file():
+            return False
+        stamp = _stamp(target)
+        if self._seen.get(rel) == stamp or self._verified.get(rel) == stamp or _hash(target) == sha256:
+            self._seen[rel] = stamp
+            return True
+        self.repaired.append(rel)
+        log.warning("%s: its bytes do not hash to its name (damaged); written again", target)
+        return False
+
+    def _put(self, tmp: Path, target: Path) -> None:
+        self.written += tmp.stat().st_size
+        os.chmod(tmp, 0o444)  # immutable: a part is shared by versions, never edited in place
+        os.replace(tmp, target)
+        self._seen[target.relative_to(self.root).as_posix()] = _stamp(target)
 
     def _place(self, tmp: Path, table: str, sha256: str) -> Path:
         target = self.root / part_path(table, sha256)
         target.parent.mkdir(parents=True, exist_ok=True)
-        if target.is_file() and target.stat().st_size == tmp.stat().st_size:
+        if self._holds(target, sha256):
             tmp.unlink()
             self.shared += 1
         else:
-            self.written += tmp.stat().st_size
-            os.chmod(tmp, 0o444)  # immutable: a part is shared by versions, never edited in place
-            os.replace(tmp, target)
+            self._put(tmp, target)
         return target
 
     def _temp(self) -> Path:
@@ -130,23 +168,39 @@ class PartWriter:
                 "bytes": (self.root / part_path(table, sha)).stat().st_size, "sha256": sha}
 
     def part(self, table: str, part: Part) -> dict:
-        """A part already on disk: named when the store has its digest, else copied in (and
-        hashed while copied: a part whose bytes are not its stated digest is refused)."""
+        """A part already on disk: named when the store holds its digest with matching bytes,
+        else copied in (and hashed while copied: a part whose bytes are not its stated digest
+        is refused)."""
         target = self.root / part_path(table, part.sha256)
-        if target.is_file():
+        if self._holds(target, part.sha256):
             self.shared += 1
         else:
+            target.parent.mkdir(parents=True, exist_ok=True)
             tmp = self._temp()
             try:
                 found = _copy_hashing(part.path, tmp)
                 if found != part.sha256:
                     raise ValueError(f"{part.path}: sha256 {found[:12]}..., stated {part.sha256[:12]}...: "
                                      "the file changed after its digest was taken")
-                self._place(tmp, table, found)
+                self._put(tmp, target)
             finally:
                 tmp.unlink(missing_ok=True)
         return {"key": part.key, "path": part_path(table, part.sha256), "rows": part.rows,
                 "bytes": target.stat().st_size, "sha256": part.sha256}
+
+    def save(self) -> None:
+        """Record the stat of every part this writer proved or wrote (the others' entries stay)."""
+        if self._seen:
+            write_json({**_read_verified(self.root), **self._seen}, self.root / PARTS / VERIFIED)
+
+
+def _read_verified(name_folder: Path) -> dict[str, list[int]]:
+    path = Path(name_folder) / PARTS / VERIFIED
+    try:
+        found = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    except (OSError, ValueError):
+        return {}  # cut or damaged: every part is hashed again, and the record rewritten
+    return found if isinstance(found, dict) else {}
 
 
 def table_entry(parts: list[dict]) -> dict:

@@ -25,6 +25,7 @@ RANKS = {
     "pastcast.questions": 3,
     "pastcast.snapshot": 4, "pastcast.snapshot_checks": 4, "pastcast.snapshot_diff": 4,
     "pastcast.snapshot_export": 4, "pastcast.snapshot_assemble": 4, "pastcast.snapshot_gc": 4,
+    "pastcast.snapshot_drops": 4,
     "pastcast.evaluate": 5,
     "pastcast.daily": 6, "pastcast.pipeline": 6, "pastcast.stage_checks": 6, "pastcast.cli": 6,
 }

@@ -79,6 +79,12 @@ def build(corpus_dir: str, work_dir: str, snapshots_dir: str, name: str, days: s
         drops = ", ".join(f"{k}={v}" for k, v in r.drops.items()) or "none"
         console.print(f"[bold]{r.stage}[/]: {r.rows_in} in, {r.rows_out} kept; drops: {drops}")
 
+    from pastcast.snapshot import PointerError, latest_version
+
+    try:  # a damaged LATEST is named before any stage runs, in one line
+        latest_version(snapshots_dir, name)
+    except PointerError as exc:
+        raise click.ClickException(str(exc)) from exc
     with progress() as bar:
         folder = pipeline.run_all(corpus_dir, work_dir, snapshots_dir, name, on_stage=report,
                                   on_progress=ingest_progress(bar), publish=False, days=chosen,

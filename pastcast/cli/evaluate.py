@@ -81,10 +81,12 @@ def eval_run(snapshot_ref: str, agent: str, out_dir: str, root: str, resume: boo
 @click.option("--agent-name", default="external", show_default=True, help="The name the run is scored under.")
 @click.option("--root", default="snapshots", show_default=True, type=click.Path(file_okay=False))
 @click.option("--force", is_flag=True, help="Replace a run already in OUT (without it, OUT holding a run is refused).")
+@click.option("--resume", is_flag=True,
+              help="Continue the stopped run in OUT: its forecasts replayed, the clock back on the day it stopped on.")
 @click.option("--request-timeout", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True,
               help="Seconds a connection may stall (a body not sent in time gets 408; an idle connection closes).")
 def eval_serve(snapshot_ref: str, out_dir: str, port: int, agent_name: str, root: str, force: bool,
-               request_timeout: float) -> None:
+               resume: bool, request_timeout: float) -> None:
     """Serve the replay of SNAPSHOT over HTTP on loopback, for an agent in another process.
 
     \b
@@ -92,15 +94,20 @@ def eval_serve(snapshot_ref: str, out_dir: str, port: int, agent_name: str, root
       GET /v1/state, /v1/questions, /v1/search?query=..&k=.., /v1/search_posts, /v1/market?question_id=..,
       /v1/resolved; POST /v1/forecast {"question_id", "forecast": {outcome: p}}, /v1/advance {"days": 1}.
     Advancing past the window's end scores the run like `eval run`; then the server stops.
-    Stopped earlier (Ctrl-C), a run without a forecast leaves nothing in OUT.
+    Stopped earlier (Ctrl-C, SIGTERM, SIGHUP), a run without a forecast leaves nothing in OUT;
+    one with forecasts is continued with --resume.
     """
+    from pastcast.cli._signals import stop_on_signals
     from pastcast.evaluate.run_folder import PARTIAL
     from pastcast.evaluate.serve import make_server
     from pastcast.snapshot import resolve
 
+    if resume and force:
+        raise click.BadParameter("--resume continues a run, --force replaces it: pass one", param_hint="--force")
+    stop_on_signals()
     with user_errors():  # the port is bound before OUT is claimed: a busy port leaves nothing behind
         server, run = make_server(resolve(snapshot_ref, root), out_dir, port, agent_name, force=force,
-                                  timeout=request_timeout)
+                                  timeout=request_timeout, resume=resume)
     host, bound = server.server_address[:2]
     console.print(f"serving {run.snapshot_dir} at http://{host}:{bound}/v1 (Ctrl-C to stop)")
 
@@ -122,7 +129,7 @@ def eval_serve(snapshot_ref: str, out_dir: str, port: int, agent_name: str, root
         server.server_close()
         if run.close():
             console.print(f"the replay did not finish: its forecasts are in {Path(out_dir) / PARTIAL} "
-                          f"(--force replaces the run)")
+                          f"(--resume continues the run, --force replaces it)")
     if run.result is not None:
         click.echo(render_summary(run.result.summary))
 

@@ -3,12 +3,12 @@ agents over MCP), over ``pastcast.evaluate.mcp_server`` and ``pastcast.evaluate.
 
 from __future__ import annotations
 
-import signal
 from pathlib import Path
 
 import click
 
 from pastcast.cli._shared import console, user_errors
+from pastcast.cli._signals import stop_on_signals
 
 SNAPSHOT_HELP = "Snapshot folder, NAME (its latest) or NAME/vN."
 POLICY_HELP = ("When the agent wakes: daily, sleep (next_day's days set the next wake), cron:N (every N days), "
@@ -22,6 +22,11 @@ def _policy(spec: str, deadline_days: int):
         return parse_policy(spec, deadline_days)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--policy") from exc
+
+
+def _one_of(resume: bool, force: bool) -> None:
+    if resume and force:
+        raise click.BadParameter("--resume continues a run, --force replaces it: pass one", param_hint="--force")
 
 
 def _summary_line(summary: dict) -> str:
@@ -38,6 +43,9 @@ def _common(command):
         click.option("--force", is_flag=True,
                      help="Replace a run already in OUT, its memory and workspace too (without it, OUT holding a "
                           "run is refused)."),
+        click.option("--resume", is_flag=True,
+                     help="Continue the stopped run in OUT: its forecasts replayed, the clock back on the day it "
+                          "stopped on, its notes kept (docs/resuming-runs.md)."),
         click.option("--policy", default="daily", show_default=True, help=POLICY_HELP),
         click.option("--deadline-guard", "deadline_days", type=int, default=0, show_default=True,
                      help="Also wake when an open question without a forecast closes within N days (0: off)."),
@@ -53,8 +61,8 @@ def _common(command):
               help="stdio: the client starts this command; http: streamable HTTP on 127.0.0.1.")
 @click.option("--port", type=int, default=8766, show_default=True, help="With --transport http (0: any free port).")
 @click.option("--agent-name", default="mcp-agent", show_default=True, help="The name the run is scored under.")
-def eval_mcp(snapshot_ref: str, out_dir: str, root: str, force: bool, policy: str, deadline_days: int,
-             transport: str, port: int, agent_name: str) -> None:
+def eval_mcp(snapshot_ref: str, out_dir: str, root: str, force: bool, resume: bool, policy: str,
+             deadline_days: int, transport: str, port: int, agent_name: str) -> None:
     """Serve the replay of SNAPSHOT as an MCP server, for an agent in its own harness.
 
     \b
@@ -62,14 +70,17 @@ def eval_mcp(snapshot_ref: str, out_dir: str, root: str, force: bool, policy: st
     full_text), search_posts, market_consensus(question_id), submit_forecast(question_id,
     outcomes), resolved_questions, next_day(days), memory_write(name, text, append),
     memory_read(name). This process holds the answers; the agent sees only the simulated day.
-    When next_day passes the window's end the run is scored like `eval run`. Stopped earlier, a
-    run without a forecast leaves nothing in OUT.
+    When next_day passes the window's end the run is scored like `eval run`. Stopped earlier
+    (Ctrl-C, SIGTERM, SIGHUP, the client gone), a run without a forecast leaves nothing in OUT;
+    one with forecasts is continued with --resume.
     """
     from pastcast.evaluate.mcp_server import HttpServer, bind, serve_stdio
     from pastcast.evaluate.session import ReplaySession
     from pastcast.snapshot import resolve
 
     wake = _policy(policy, deadline_days)
+    _one_of(resume, force)
+    stop_on_signals()
     sock = None
     if transport == "http":  # the port first: a busy one leaves nothing behind in OUT
         with user_errors(ValueError):
@@ -77,7 +88,7 @@ def eval_mcp(snapshot_ref: str, out_dir: str, root: str, force: bool, policy: st
     try:
         with user_errors():
             session = ReplaySession(resolve(snapshot_ref, root), out_dir, agent_name, force=force, policy=wake,
-                                    extra={"transport": f"mcp-{transport}"})
+                                    extra={"transport": f"mcp-{transport}"}, resume=resume)
     except BaseException:
         if sock is not None:
             sock.close()
@@ -85,8 +96,11 @@ def eval_mcp(snapshot_ref: str, out_dir: str, root: str, force: bool, policy: st
     try:
         if transport == "stdio":
             console.print(f"pastcast MCP server on stdio: {session.snapshot_dir}, {session.env.start}.."
-                          f"{session.env.end}")
-            serve_stdio(session)
+                          f"{session.env.end}, today {session.env.today}")
+            try:
+                serve_stdio(session)
+            except KeyboardInterrupt:
+                pass
         else:
             server = HttpServer(session, sock).start()
             console.print(f"pastcast MCP server at {server.url}: {session.snapshot_dir} (Ctrl-C to stop)")
@@ -96,7 +110,8 @@ def eval_mcp(snapshot_ref: str, out_dir: str, root: str, force: bool, policy: st
                 server.stop()
     finally:
         if session.close():
-            console.print(f"the replay did not finish: its forecasts are kept in {out_dir} (--force replaces the run)")
+            console.print(f"the replay did not finish: its forecasts are kept in {out_dir} (--resume continues "
+                          f"the run, --force replaces it)")
     if session.result is not None:
         console.print(f"scored: {_summary_line(session.result.summary)}; run folder {out_dir}")
 
@@ -113,8 +128,8 @@ def eval_mcp(snapshot_ref: str, out_dir: str, root: str, force: bool, policy: st
 @click.option("--timeout-s", type=click.FloatRange(min=0, min_open=True), default=600.0, show_default=True,
               help="Seconds a day may take; then the command is stopped, the day recorded as timed out.")
 @click.option("--agent-name", default="cli-agent", show_default=True, help="The name the run is scored under.")
-def eval_harness(snapshot_ref: str, out_dir: str, root: str, force: bool, policy: str, deadline_days: int,
-                 agent_command: str, per_day: bool, timeout_s: float, agent_name: str) -> None:
+def eval_harness(snapshot_ref: str, out_dir: str, root: str, force: bool, resume: bool, policy: str,
+                 deadline_days: int, agent_command: str, per_day: bool, timeout_s: float, agent_name: str) -> None:
     """Replay SNAPSHOT to a CLI agent day by day, through an MCP server on loopback.
 
     The workspace (OUT/workspace) holds only what the agent may see: questions.json (read-only),
@@ -125,6 +140,7 @@ def eval_harness(snapshot_ref: str, out_dir: str, root: str, force: bool, policy
     from pastcast.snapshot import resolve
 
     wake = _policy(policy, deadline_days)
+    _one_of(resume, force)
     with user_errors():
         folder = resolve(snapshot_ref, root)
 
@@ -132,18 +148,15 @@ def eval_harness(snapshot_ref: str, out_dir: str, root: str, force: bool, policy
         calls = sum(day.tool_calls.values())
         console.print(f"{day.date}: {day.status}, {day.wall_s:.1f} s, {calls} tool calls, {day.forecasts} forecasts")
 
-    def interrupted(signum, frame):  # a SIGTERM (a scheduler, CI) ends the agent as Ctrl-C does
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, interrupted)
+    stop_on_signals()  # a SIGTERM or SIGHUP ends the agent as Ctrl-C does
     try:
         with user_errors():
             result = run_harness(folder, out_dir, agent_command, mode="per-day" if per_day else "session",
                                  timeout_s=timeout_s, agent_name=agent_name, policy=wake, force=force,
-                                 on_day=on_day)
+                                 on_day=on_day, resume=resume)
     except KeyboardInterrupt:
         console.print(f"interrupted: the agent was stopped; forecasts so far are kept in {out_dir} "
-                      "(--force replaces the run)")
+                      "(--resume continues the run, --force replaces it)")
         raise SystemExit(130) from None
     failed = f", failed on {', '.join(result.failed)}" if result.failed else ""
     late = f", timed out on {', '.join(result.timed_out)}" if result.timed_out else ""

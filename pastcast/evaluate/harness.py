@@ -6,8 +6,11 @@ holds only what the agent may see: the day's open questions (``questions.json``,
 answers), the day's task (``PROMPT.md``) and its memory notes (``memory/``); never a snapshot
 file. The MCP configs the CLIs read (``config/claude-mcp.json`` for Claude Code,
 ``config/codex-config.toml`` for Codex, ``config/opencode.json`` for OpenCode), pointing at the
-server's URL with the CLIs' own web tools off, are beside it, where the agent cannot rewrite
-them; the command gets their paths in its environment. A day ends when the command
+server's URL with the CLIs' own web tools off, are beside it, outside the folder a CLI reads
+project config from; the command gets their paths in its environment. The agent runs as the
+same user and can write all of it: the harness owns its files (written again each day, never
+through a link), ends every process the command started (``confine``) and caps its logs
+(``agent_log``); docs/agent-confinement.md. A day ends when the command
 exits (or calls ``next_day``); a command that fails or runs past ``timeout_s`` is recorded and
 the replay goes on the next day. In ``session`` mode the command runs once for the whole replay
 and moves the clock itself with ``next_day``; one that exits early, or leaves a day unfinished
@@ -23,18 +26,19 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import signal
 import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pastcast.evaluate import confined_fs
+from pastcast.evaluate.agent_log import LOG_CAP_BYTES, CappedLog
+from pastcast.evaluate.confine import Subreaper, children, end_all
 from pastcast.evaluate.mcp_server import SERVER_NAME, HttpServer, bind
 from pastcast.evaluate.policies import WakePolicy
 from pastcast.evaluate.run_folder import CONFIG, HARNESS, LOGS, WORKSPACE
 from pastcast.evaluate.session import ReplaySession
-from pastcast.io import write_json, write_text
 
 MODES = ("per-day", "session")
 KILL_GRACE_S = 5.0  # after SIGTERM, before SIGKILL
@@ -105,24 +109,69 @@ def mcp_configs(url: str) -> dict[str, str]:
 
 
 class Workspace:
-    """The folder the agent runs in (only what it may see), and the CLIs' configs beside it."""
+    """The folder the agent runs in (only what it may see), and the CLIs' configs beside it.
+
+    Its files are the harness's: each day they are written again from the harness's own state,
+    replacing whatever the agent put there (a folder, a link, a file it changed), through
+    descriptors that follow no link (confined_fs), so nothing the agent does to them stops the
+    harness or makes it write anywhere else. What went wrong anyway is kept in ``problems``."""
 
     def __init__(self, folder: Path, config: Path, url: str, mode: str):
         self.folder, self.config, self.url, self.mode = folder, config, url, mode
         self.memory = folder / "memory"
-        folder.mkdir(parents=True, exist_ok=True)
-        self.memory.mkdir(exist_ok=True)
-        for name, text in mcp_configs(url).items():
-            write_text(text, config / name)
+        self.root = Path(os.path.realpath(folder.parent))  # the run folder; nothing below it is followed
+        self.configs = mcp_configs(url)  # kept here: the files on disk are the agent's to spoil
+        self.problems: list[str] = []
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        self._write(config.name, self.configs)
+        try:  # the agent's notes folder: made if missing, left as the agent left it otherwise
+            os.close(self._open(folder.name, "memory", repair=False))
+        except (OSError, ValueError):
+            pass
+
+    def _open(self, *parts: str, repair: bool = True) -> int:
+        root = confined_fs.open_root(self.root)
+        try:
+            return confined_fs.walk(root, parts, create=True, repair=repair)
+        finally:
+            os.close(root)
+
+    def _write(self, folder: str, files: dict[str, str], mode: int = 0o644) -> None:
+        try:
+            fd = self._open(folder)
+            try:
+                for name, text in files.items():
+                    confined_fs.write_file(fd, name, text.encode("utf-8"), mode=mode, replace_any=True)
+            finally:
+                os.close(fd)
+        except (OSError, ValueError) as exc:  # recorded; the replay goes on
+            self.problems.append(f"{folder}/{', '.join(files)}: {exc}")
 
     def show_day(self, session: ReplaySession) -> None:
-        """The day's task and open questions (read-only: the agent answers through the tools)."""
+        """The day's task and open questions (read-only: the agent answers through the tools),
+        and the configs again."""
         today = session.state()["date"]
         questions = session.questions()
-        path = self.folder / "questions.json"
-        write_text(json.dumps(questions, indent=2, ensure_ascii=False) + "\n", path)
-        path.chmod(0o444)
-        write_text(PROMPT.format(date=today, server=SERVER_NAME, ending=ENDING[self.mode]), self.folder / "PROMPT.md")
+        self._write(self.folder.name, {"questions.json": json.dumps(questions, indent=2, ensure_ascii=False) + "\n"},
+                    mode=0o444)
+        self._write(self.folder.name, {"PROMPT.md": PROMPT.format(date=today, server=SERVER_NAME,
+                                                                  ending=ENDING[self.mode])})
+        self._write(self.config.name, self.configs)
+
+    def ensure(self) -> None:
+        """The workspace a folder again (an agent may have removed it, or made it a link)."""
+        try:
+            os.close(self._open(self.folder.name))
+        except (OSError, ValueError) as exc:
+            self.problems.append(f"{self.folder.name}: {exc}")
+
+    def open_log(self, logs: str, name: str) -> int:
+        """``logs/name`` opened to append, never through a link."""
+        fd = self._open(logs)
+        try:
+            return confined_fs.open_append(fd, name)
+        finally:
+            os.close(fd)
 
     def environment(self, session: ReplaySession) -> dict[str, str]:
         """The command's environment: the user's less pastcast's own settings (they name its
@@ -133,44 +182,52 @@ class Workspace:
                 "PASTCAST_WORKSPACE": str(self.folder), "PASTCAST_PROMPT_FILE": str(self.folder / "PROMPT.md"),
                 "PASTCAST_MCP_CONFIG": str(self.config / "claude-mcp.json"),
                 "PASTCAST_CODEX_CONFIG": str(self.config / "codex-config.toml"),
-                "OPENCODE_CONFIG_CONTENT": (self.config / "opencode.json").read_text(encoding="utf-8")}
+                "OPENCODE_CONFIG_CONTENT": self.configs["opencode.json"]}
 
 
-def _signal_group(proc: subprocess.Popen, sig: int) -> None:
+class _AgentProcess(subprocess.Popen):
+    """The command's process, with what ending it needs: the harness's children that are not
+    the agent's (there before it started) and its capped log."""
+
+    others: set[int]
+    log: CappedLog
+    stopped = False
+
+
+def _stop(proc: _AgentProcess) -> None:
+    """End the command and every process it started, daemons and ``setsid`` children too
+    (confine.end_all: SIGTERM, a grace period, SIGKILL to whatever is left, all reaped), then
+    close its log."""
+    if proc.stopped:
+        return
+    proc.stopped = True
     try:
-        os.killpg(proc.pid, sig)
-    except ProcessLookupError:
-        pass
-
-
-def _stop(proc: subprocess.Popen) -> None:
-    """End the command and everything it started (its own process group): SIGTERM, a grace
-    period for the command, then SIGKILL to whatever of the group is left."""
-    if proc.poll() is None:
-        _signal_group(proc, signal.SIGTERM)
-        try:
-            proc.wait(KILL_GRACE_S)
-        except subprocess.TimeoutExpired:
-            pass
-    _signal_group(proc, signal.SIGKILL)  # children that outlived the command, or ignored SIGTERM
-    proc.wait()
+        end_all(proc, proc.others, KILL_GRACE_S)
+    finally:
+        proc.log.close()
 
 
 class _Agent:
-    """The command, started in the workspace in a process group of its own."""
+    """The command, started in the workspace in a process group of its own, its output into a
+    capped log (``LOG_CAP_BYTES``)."""
 
     def __init__(self, command: str, workspace: Workspace, logs: Path):
         self.command, self.workspace, self.logs = command, workspace, logs
-        logs.mkdir(parents=True, exist_ok=True)
 
-    def start(self, session: ReplaySession) -> subprocess.Popen:
-        log = (self.logs / f"{session.state()['date']}.log").open("ab")
+    def start(self, session: ReplaySession) -> _AgentProcess:
+        log = CappedLog(self.workspace.open_log(self.logs.name, f"{session.state()['date']}.log"), LOG_CAP_BYTES)
+        others = children()  # not the agent's: whatever this process runs already
+        self.workspace.ensure()  # it starts there, whatever the last command did to it
         try:
-            return subprocess.Popen(self.command, shell=True, cwd=self.workspace.folder,
-                                    env=self.workspace.environment(session), stdin=subprocess.DEVNULL,
-                                    stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        finally:
+            proc = _AgentProcess(self.command, shell=True, cwd=self.workspace.folder,
+                                 env=self.workspace.environment(session), stdin=subprocess.DEVNULL,
+                                 stdout=log.writer, stderr=subprocess.STDOUT, start_new_session=True)
+        except BaseException:
             log.close()
+            raise
+        log.after_start()
+        proc.others, proc.log = others, log
+        return proc
 
 
 def _day_record(session: ReplaySession, day: str, status: str, code: int | None, wall: float,
@@ -181,8 +238,12 @@ def _day_record(session: ReplaySession, day: str, status: str, code: int | None,
 
 def run_harness(snapshot_dir: str | os.PathLike, out_dir: str | os.PathLike, command: str, mode: str = "per-day",
                 timeout_s: float = 600.0, agent_name: str = "cli-agent", policy: WakePolicy | None = None,
-                force: bool = False, on_day: Callable[[Day], None] | None = None) -> HarnessResult:
-    """Replay ``snapshot_dir`` to the CLI agent ``command`` (a shell command line) and score it."""
+                force: bool = False, on_day: Callable[[Day], None] | None = None,
+                resume: bool = False) -> HarnessResult:
+    """Replay ``snapshot_dir`` to the CLI agent ``command`` (a shell command line) and score it.
+
+    ``resume`` continues a stopped run in ``out_dir``: its finished days kept as recorded, the
+    day it stopped on run again from its start (that day's forecasts dropped), its notes kept."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
     if not command.strip():
@@ -198,11 +259,20 @@ def run_harness(snapshot_dir: str | os.PathLike, out_dir: str | os.PathLike, com
     try:
         session = ReplaySession(snapshot_dir, out_dir, agent_name, force=force, policy=policy,
                                 memory_dir=out_dir / WORKSPACE / "memory", hold_folder=True,
-                                extra={"harness": {"mode": mode, "program": program, "timeout_s": timeout_s}})
+                                extra={"harness": {"mode": mode, "program": program, "timeout_s": timeout_s}},
+                                resume=resume, restart_day=True)
     except BaseException:
         sock.close()
         raise
-    days: list[Day] = []
+    # the days a resumed run finished (the one it stopped on is run again), kept with its progress
+    today = session.env.today.isoformat()
+    days: list[Day] = [Day(**d) for d in session.kept.get("harness_days", []) if d["date"] < today]
+    told = on_day
+
+    def on_day(day: Day) -> None:
+        session.keep("harness_days", [vars(d) for d in days])
+        if told:
+            told(day)
     server = None
     try:
         server = HttpServer(session, sock).start()
@@ -211,11 +281,12 @@ def run_harness(snapshot_dir: str | os.PathLike, out_dir: str | os.PathLike, com
         session.on_wake = lambda: workspace.show_day(session)  # rewritten before next_day answers
         agent = _Agent(command, workspace, out_dir / LOGS)
         drive = _per_day if mode == "per-day" else _one_session
-        drive(session, agent, timeout_s, days, on_day)
+        with Subreaper():  # orphans of the agent come back to this process, to be ended
+            drive(session, agent, timeout_s, days, on_day)
         if session.result is None:
             session.finish()
         server.stop()
-        _write_record(out_dir, days, session)  # while the run folder is still this run's
+        _write_record(out_dir, days, session, workspace)  # while the run folder is still this run's
     except BaseException:
         if server is not None:
             server.stop()
@@ -310,9 +381,17 @@ def _note_days_ended(session: ReplaySession, day: str, today: str, day_started: 
         _note(days, _day_record(session, wake, "ok", None, max(0.0, until - began), restarts), on_day)
 
 
-def _write_record(out_dir: Path, days: list[Day], session: ReplaySession) -> None:
-    write_json({"days": [vars(d) for d in days], "tool_calls": dict(sorted(session.tool_calls.items())),
-                "forecasts": len(session.env.ledger), "agent_days": len(days),
-                "failed_days": [d.date for d in days if d.status == "failed"],
-                "timed_out_days": [d.date for d in days if d.status == "timed_out"],
-                "wall_s": round(sum(d.wall_s for d in days), 3)}, out_dir / HARNESS)
+def _write_record(out_dir: Path, days: list[Day], session: ReplaySession, workspace: Workspace) -> None:
+    record = {"days": [vars(d) for d in days], "tool_calls": dict(sorted(session.tool_calls.items())),
+              "forecasts": len(session.env.ledger), "agent_days": len(days),
+              "failed_days": [d.date for d in days if d.status == "failed"],
+              "timed_out_days": [d.date for d in days if d.status == "timed_out"],
+              "wall_s": round(sum(d.wall_s for d in days), 3),
+              **({"workspace_problems": workspace.problems} if workspace.problems else {})}
+    # the run folder is the agent's to write too: written through a descriptor, never a link
+    root = confined_fs.open_root(workspace.root)
+    try:
+        confined_fs.write_file(root, HARNESS, (json.dumps(record, indent=2, default=str) + "\n").encode(),
+                               replace_any=True)
+    finally:
+        os.close(root)

@@ -7,6 +7,10 @@ object (MCP structured content). A bad argument or a refused forecast is an erro
 the reason, never a crash of the server; anything unexpected is an error result that says only
 "internal error" (its traceback goes to the server's stderr: a message could carry what the
 agent must not see).
+
+Integer and true/false arguments are declared to the client by their JSON type but validated by
+the session, not by the SDK (whose lax validation would read ``k="10"`` as 10, ``days="1"`` as 1,
+``"yes"`` as true): a wrong type is refused in MCP with the message HTTP gives.
 """
 
 from __future__ import annotations
@@ -17,16 +21,16 @@ import threading
 import time
 import traceback
 from collections.abc import Callable
-from typing import Any
+from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
-from pydantic import StrictFloat, StrictInt
+from pydantic import StrictFloat, StrictInt, WithJsonSchema
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 
 from pastcast.evaluate.scoring import InvalidForecast
 from pastcast.evaluate.serve import HOST, check_port, unavailable
-from pastcast.evaluate.session import ReplaySession
+from pastcast.evaluate.session import ReplaySession, flag
 
 PATH = "/mcp"
 SERVER_NAME = "pastcast"
@@ -47,6 +51,10 @@ day is over."""
 # marked (it cannot ask for approval), so this is what lets it submit forecasts at all.
 READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 WRITE = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
+
+# the schema the client sees; the value reaches the session as sent (its checks are HTTP's too)
+Integer = Annotated[Any, WithJsonSchema({"type": "integer"})]
+Boolean = Annotated[Any, WithJsonSchema({"type": "boolean"})]
 
 
 def _guarded(session: ReplaySession, name: str, call: Callable[[], dict]) -> dict[str, Any]:
@@ -82,8 +90,8 @@ def build_server(session: ReplaySession) -> MCPServer:
         return _guarded(session, "list_questions", session.questions)
 
     @server.tool(annotations=READ)
-    def search_news(query: str, k: int = 10, from_date: str | None = None, to_date: str | None = None,
-                    full_text: bool = False) -> dict[str, Any]:
+    def search_news(query: str, k: Integer = 10, from_date: str | None = None, to_date: str | None = None,
+                    full_text: Boolean = False) -> dict[str, Any]:
         """The k (1..100) best news articles for a free-text query, among those published by
         the end of today (UTC); from_date / to_date (YYYY-MM-DD) narrow the published dates (a
         to_date after today is today). Hits carry id, title, published_at, score and a snippet;
@@ -92,7 +100,7 @@ def build_server(session: ReplaySession) -> MCPServer:
                         lambda: session.search_news(query, k, from_date, to_date, full_text))
 
     @server.tool(annotations=READ)
-    def search_posts(query: str, k: int = 10, from_date: str | None = None,
+    def search_posts(query: str, k: Integer = 10, from_date: str | None = None,
                      to_date: str | None = None) -> dict[str, Any]:
         """Social posts (Reddit, Hacker News, Bluesky...) made by the end of today, searched
         like search_news; a hit's title names the platform and community."""
@@ -120,17 +128,17 @@ def build_server(session: ReplaySession) -> MCPServer:
         return _guarded(session, "resolved_questions", session.resolved_questions)
 
     @server.tool(annotations=WRITE)
-    def next_day(days: int = 1) -> dict[str, Any]:
+    def next_day(days: Integer = 1) -> dict[str, Any]:
         """End today and move the clock on (days >= 1). Returns the new date, done (true once
         the replay is over, when it is scored), what resolved meanwhile with your scores, and
         how many new articles were published (new_articles)."""
         return _guarded(session, "next_day", lambda: session.advance(days))
 
     @server.tool(annotations=WRITE)
-    def memory_write(name: str, text: str, append: bool = False) -> dict[str, Any]:
+    def memory_write(name: str, text: str, append: Boolean = False) -> dict[str, Any]:
         """Keep a note for later days: name (letters, digits, '.', '_', '-'), text; append adds
         to the note instead of replacing it."""
-        return _guarded(session, "memory_write", lambda: session.memory_write(name, text, append))
+        return _guarded(session, "memory_write", lambda: session.memory_write(name, text, flag(append, "append")))
 
     @server.tool(annotations=READ)
     def memory_read(name: str | None = None) -> dict[str, Any]:

@@ -4,7 +4,9 @@
 serve``): it takes an exclusive lock on ``OUT/.lock`` for as long as the run lives (a second
 process on the same folder is refused, not interleaved), and refuses a folder that already
 holds a run unless asked: ``resume`` continues an unfinished one (a finished run has nothing to
-resume), ``force`` replaces it (its files are removed first)."""
+resume), ``force`` replaces it (its files are removed first). A refusal offers ``--resume`` only
+to a caller that can resume (``resumable``: ``eval run``, ``serve``, ``mcp``, ``harness``; not
+``eval score``)."""
 
 from __future__ import annotations
 
@@ -62,7 +64,8 @@ def remove_tree(folder: Path) -> None:
         raise OSError(f"{folder} could not be removed")
 
 
-def claim_run_folder(out_dir: str | os.PathLike, resume: bool = False, force: bool = False) -> RunFolderLock:
+def claim_run_folder(out_dir: str | os.PathLike, resume: bool = False, force: bool = False,
+                     resumable: bool = False) -> RunFolderLock:
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     # never follow a link planted as the lock, never truncate what it names
@@ -87,12 +90,14 @@ def claim_run_folder(out_dir: str | os.PathLike, resume: bool = False, force: bo
                 (out_dir / name).unlink(missing_ok=True)
             for name in RUN_FOLDERS:
                 remove_tree(out_dir / name)
-        elif resume and finished and not unfinished:
+        elif resume and finished:  # its notes and workspace stay with it: nothing to continue
             raise FileExistsError(f"{out_dir} holds a finished run: nothing to resume (--force replaces it)")
         elif not resume and (finished or unfinished):
             kind = "a finished" if finished else "an unfinished"
-            raise FileExistsError(f"{out_dir} holds {kind} run: pass --resume to continue an unfinished one, "
-                                  f"or --force to replace it")
+            if resumable and not finished:
+                raise FileExistsError(f"{out_dir} holds an unfinished run: pass --resume to continue it, "
+                                      f"or --force to replace it")
+            raise FileExistsError(f"{out_dir} holds {kind} run: pass --force to replace it")
     except BaseException:
         fcntl.flock(handle, fcntl.LOCK_UN)
         handle.close()

@@ -13,6 +13,8 @@ from pathlib import Path
 import polars as pl
 
 import pastcast
+from pastcast.evaluate.resume import (Warn, progress_day, read_partial, read_progress, replay, rewrite_partial,
+                                      warn_stderr)
 from pastcast.evaluate.run_folder import PARTIAL, PROGRESS, claim_run_folder
 from pastcast.snapshot import check_integrity
 from pastcast.evaluate.agents import Agent, get_agent
@@ -213,32 +215,36 @@ def _reasons(wakes: list[dict]) -> dict[str, int]:
 
 
 # PROGRESS (pastcast.evaluate.run_folder): the last replayed day of an unfinished run, beside the
-# partial ledger
+# partial ledger (pastcast.evaluate.resume reads both)
 
 
-def _replay_partial(env: ReplayEnvironment, agent: Agent, out_dir: Path) -> int:
+def _replay_partial(env: ReplayEnvironment, agent: Agent, out_dir: Path, warn: Warn) -> tuple[int, dict]:
     """Resume: submit the partial ledger's forecasts again, day by day, up to the last day the
-    interrupted run finished; returns the days replayed. The agent gets the entries through
-    ``restore(env, entries)`` when it has one (its memory of what it submitted)."""
-    progress = json.loads((out_dir / PROGRESS).read_text())
-    env.requested_wake = date.fromisoformat(progress["requested_wake"]) if progress.get("requested_wake") else None
+    interrupted run finished (a torn last line dropped with a warning; the unfinished day's
+    forecasts dropped: the agent is asked that day again), and rewrite the partial ledger to
+    exactly those; returns the days replayed and what the run record says of the resume. The
+    agent gets the entries through ``restore(env, entries)`` when it has one (its memory of
+    what it submitted)."""
+    progress = read_progress(out_dir / PROGRESS)
     if progress.get("agent") != agent.name:
         raise ValueError(f"{out_dir} holds an unfinished run of agent {progress.get('agent')!r}, not {agent.name!r}")
-    last = date.fromisoformat(progress["last_day"])
-    lines = (out_dir / PARTIAL).read_text(encoding="utf-8").splitlines()
-    by_day: dict[date, list[dict]] = defaultdict(list)
-    for line in lines:
-        row = json.loads(line)
-        by_day[date.fromisoformat(row["date"])].append(row)
-    days = 0
-    while not env.done and env.today <= last:
-        for row in by_day.get(env.today, []):
-            env.submit(row["question_id"], row["forecast"])
-        env.advance()
-        days += 1
+    last = progress_day(progress, "last_day", out_dir / PROGRESS)
+    if last is None:
+        raise ValueError(f"{out_dir / PROGRESS}: no last_day: the run cannot be resumed (--force replaces the run)")
+    env.requested_wake = progress_day(progress, "requested_wake", out_dir / PROGRESS)
+    warnings: list[str] = []
+
+    def note(message: str) -> None:
+        warnings.append(message)
+        warn(message)
+
+    saved = read_partial(out_dir / PARTIAL, note)
+    replayed = replay(env, saved, last + timedelta(days=1), out_dir / PARTIAL, with_to_day=False)
+    rewrite_partial(out_dir / PARTIAL, replayed)
     if hasattr(agent, "restore"):
         agent.restore(env, list(env.ledger))
-    return days
+    return (env.today - env.start).days, {"from_day": env.today.isoformat(), "forecasts_replayed": len(replayed),
+                                          "warnings": warnings}
 
 
 def read_ledger(run_dir: str | os.PathLike) -> list[LedgerEntry]:
@@ -259,26 +265,28 @@ def run_eval(
     policy: WakePolicy | None = None,
     judge: LLMSettings | None = None,
     force: bool = False,
+    warn: Warn = warn_stderr,
 ) -> RunResult:
     """Replay ``snapshot_dir`` to ``agent`` over its window; write ledger.jsonl, scores.parquet, run.json.
 
     With ``resume``, an interrupted run in ``out_dir`` continues after its last finished day
     (its forecasts are submitted again from the partial ledger, not asked of the agent), and
-    scores exactly as an uninterrupted run of a deterministic agent would. A folder holding a
+    scores exactly as an uninterrupted run of a deterministic agent would (``warn`` is told of a
+    torn last line of the partial ledger, dropped; pastcast.evaluate.resume). A folder holding a
     run is refused unless ``resume`` (an unfinished one) or ``force`` (replace it); one process
     at a time writes it (``pastcast.evaluate.run_folder``)."""
     agent = get_agent(agent) if isinstance(agent, str) else agent
     snapshot_dir, out_dir = Path(snapshot_dir), Path(out_dir)
     env = ReplayEnvironment(snapshot_dir, start=start, end=end, index=index)  # checks the snapshot first
-    lock = claim_run_folder(out_dir, resume=resume, force=force)
+    lock = claim_run_folder(out_dir, resume=resume, force=force, resumable=True)
     try:
-        return _run(env, agent, snapshot_dir, out_dir, progress, resume, policy, judge)
+        return _run(env, agent, snapshot_dir, out_dir, progress, resume, policy, judge, warn)
     finally:
         lock.release()
 
 
 def _run(env: ReplayEnvironment, agent: Agent, snapshot_dir: Path, out_dir: Path, progress: Progress | None,
-         resume: bool, policy: WakePolicy | None, judge: LLMSettings | None) -> RunResult:
+         resume: bool, policy: WakePolicy | None, judge: LLMSettings | None, warn: Warn) -> RunResult:
     started = utcnow()
 
     # The ledger streams to a hidden partial file as the run goes (evidence if it crashes, and
@@ -288,11 +296,13 @@ def _run(env: ReplayEnvironment, agent: Agent, snapshot_dir: Path, out_dir: Path
     resuming = resume and partial.is_file() and (out_dir / PROGRESS).is_file()
     wakes: list[dict] = []
     last_wake: date | None = None
+    resumed: dict = {}
     if resuming:
-        saved = json.loads((out_dir / PROGRESS).read_text())
-        wakes = saved.get("wakes", [])
+        day_index, resumed = _replay_partial(env, agent, out_dir, warn)
+        wakes = read_progress(out_dir / PROGRESS).get("wakes", [])
         last_wake = date.fromisoformat(wakes[-1]["date"]) if wakes else None
-    day_index = _replay_partial(env, agent, out_dir) if resuming else 0
+    else:
+        day_index = 0
     written = len(env.ledger)
     with partial.open("a" if resuming else "w", encoding="utf-8") as ledger_file:
         while not env.done:
@@ -321,7 +331,7 @@ def _run(env: ReplayEnvironment, agent: Agent, snapshot_dir: Path, out_dir: Path
     return finish_run(env, snapshot_dir, out_dir, agent.name, started, {
         "agent_config": {k: v for k, v in vars(agent).items()
                          if not k.startswith("_") and isinstance(v, (bool, int, float, str))},
-        "resumed": resuming, "policy": policy.name, "wakes": len(wakes), "wake_reasons": _reasons(wakes),
+        "resumed": resuming, **({"resume": resumed} if resumed else {}), "policy": policy.name, "wakes": len(wakes), "wake_reasons": _reasons(wakes),
         **({"llm": agent.usage} if isinstance(getattr(agent, "usage", None), dict) else {})},
         judge=judge)
 

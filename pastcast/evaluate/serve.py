@@ -32,7 +32,8 @@ body was not read, the connection is closed.
 ``make_server`` binds the port before it claims the run folder: a port in use or out of
 range (``PortUnavailable``) leaves nothing behind. ``ReplaySession.close`` ends a replay that
 did not finish: one without a forecast leaves no trace (a retry needs no ``--force``); one
-with forecasts keeps its partial ledger, as an interrupted ``eval run`` does.
+with forecasts keeps its partial ledger, as an interrupted ``eval run`` does, and ``resume``
+continues it.
 """
 
 from __future__ import annotations
@@ -229,9 +230,11 @@ class _Server(ThreadingHTTPServer):
 
 def make_server(snapshot_dir: str | os.PathLike, out_dir: str | os.PathLike, port: int = 0,
                 agent_name: str = "external", force: bool = False,
-                timeout: float | None = REQUEST_TIMEOUT) -> tuple[ThreadingHTTPServer, ReplaySession]:
+                timeout: float | None = REQUEST_TIMEOUT,
+                resume: bool = False) -> tuple[ThreadingHTTPServer, ReplaySession]:
     """A server on 127.0.0.1 (``port`` 0: any free one); call ``serve_forever`` to run it,
-    then ``server_close`` and ``run.close()``. ``timeout``: seconds a connection may stall.
+    then ``server_close`` and ``run.close()``. ``timeout``: seconds a connection may stall;
+    ``resume``: continue the unfinished run in ``out_dir`` on the day it stopped on.
 
     The port is bound first: ``PortUnavailable`` (a ``ValueError``) when it is out of range
     or cannot be listened on, before the snapshot is checked or the run folder claimed."""
@@ -241,7 +244,8 @@ def make_server(snapshot_dir: str | os.PathLike, out_dir: str | os.PathLike, por
     except OSError as exc:
         raise unavailable(port, exc) from None
     try:
-        run = ReplaySession(snapshot_dir, out_dir, agent_name, force=force, extra={"policy": "external"})
+        run = ReplaySession(snapshot_dir, out_dir, agent_name, force=force, extra={"policy": "external"},
+                            resume=resume)
     except BaseException:
         server.server_close()
         raise

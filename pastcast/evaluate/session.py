@@ -7,6 +7,10 @@ session holds the snapshot and the answers; what it returns is what ``ReplayEnvi
 public tools give on the current simulated day, and answers and the agent's own scores only
 for questions already resolved. When the clock passes the window's end the run is scored
 exactly like ``eval run`` (ledger.jsonl, scores.parquet, run.json in the run folder).
+
+A stopped session keeps, beside its partial ledger, a progress file (``.progress.json``: the day
+it was on, its wakes, tool calls, and what its caller keeps there); ``resume`` continues it:
+the ledger replayed, the clock back on that day (pastcast.evaluate.resume).
 """
 
 from __future__ import annotations
@@ -22,19 +26,19 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 
 from pastcast.evaluate.environment import ReplayEnvironment
+from pastcast.evaluate.notes import Notes, check_note_name
 from pastcast.evaluate.policies import EveryDay, WakePolicy
-from pastcast.evaluate.run_folder import MEMORY, PARTIAL, RUN_FOLDERS, claim_run_folder, remove_tree
+from pastcast.evaluate.resume import (Warn, check_agent, progress_day, read_partial, read_progress, replay,
+                                      rewrite_partial, warn_stderr)
+from pastcast.evaluate.run_folder import MEMORY, PARTIAL, PROGRESS, RUN_FOLDERS, claim_run_folder, remove_tree
+from pastcast.io import write_json
 from pastcast.evaluate.runner import finish_run, ledger_line, score_question, utcnow
-from pastcast.io import write_text
 
 MAX_K = 100
 MAX_ADVANCE_DAYS = 10_000  # far past any window: advancing past the end just ends the replay
-MAX_NOTE_BYTES = 256 << 10  # one memory note
-MAX_MEMORY_BYTES = 8 << 20  # all of a run's notes
 MAX_TEXT_CHARS = 20_000  # an article's text in a search hit, when asked for
 DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 EARLIEST_DAY = date(1900, 1, 1)
-NOTE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 _LOCK_FILE = ".lock"  # claim_run_folder's lock
 
 
@@ -68,6 +72,14 @@ def clamp_k(value) -> int:
     return max(1, min(MAX_K, value))
 
 
+def flag(value, name: str) -> bool:
+    """A true/false argument: a bool only (a string, a number or null is refused, never read as
+    one: every transport validates as the session does)."""
+    if not isinstance(value, bool):
+        raise ValueError(f"{name} must be true or false, got {short(value)}")
+    return value
+
+
 def parse_day(value, name: str) -> date | None:
     if value is None or value == "":
         return None
@@ -87,9 +99,16 @@ class ReplaySession:
 
     def __init__(self, snapshot_dir: str | os.PathLike, out_dir: str | os.PathLike, agent_name: str = "external",
                  force: bool = False, policy: WakePolicy | None = None, memory_dir: str | os.PathLike | None = None,
-                 extra: dict | None = None, hold_folder: bool = False):
+                 extra: dict | None = None, hold_folder: bool = False, resume: bool = False,
+                 restart_day: bool = False, warn: Warn = warn_stderr):
         """``hold_folder``: keep the run folder's lock once the run is scored, until
-        ``release_folder`` (a caller that writes more into it, as the harness does)."""
+        ``release_folder`` (a caller that writes more into it, as the harness does).
+
+        ``resume``: continue the unfinished run in ``out_dir`` (its partial ledger replayed,
+        the clock back on the day it stopped on, its wakes and tool calls restored; ``warn`` is
+        told of a torn last ledger line, dropped). With ``restart_day`` that day starts again
+        (its forecasts and tool calls dropped: the harness runs the agent's day anew), without
+        it the agent continues it (an MCP client). Nothing to resume: a new run."""
         self.snapshot_dir, self.out_dir = Path(snapshot_dir), Path(out_dir)
         self.env = ReplayEnvironment(self.snapshot_dir)  # checks the snapshot first
         # what this run creates, removed again if it ends without a forecast
@@ -100,12 +119,13 @@ class ReplaySession:
             self._created_dirs.append(p)
         self._created_lock = not (self.out_dir / _LOCK_FILE).exists()
         # one writer per run folder, never over a finished run unless asked (held while serving)
-        self.folder_lock = claim_run_folder(self.out_dir, force=force)
+        self.folder_lock = claim_run_folder(self.out_dir, resume=resume, force=force, resumable=True)
         self.agent_name, self.started = agent_name, utcnow()
         self.policy = policy or EveryDay()
         self.extra = dict(extra or {})
         self.lock = threading.RLock()
         self.memory_dir = Path(memory_dir) if memory_dir is not None else self.out_dir / MEMORY
+        self.notes = Notes(self.memory_dir, self.out_dir)
         self._partial = self.out_dir / PARTIAL
         self.result = None
         self.tool_calls: Counter[str] = Counter()
@@ -115,15 +135,84 @@ class ReplaySession:
         self._last_wake: date | None = None
         self.on_wake: Callable[[], None] | None = None  # called on each wake, before any tool answers
         self.hold_folder, self.closed = hold_folder, False
+        self.kept: dict = {}  # what a caller keeps across a resume (the harness: its day records)
+        self.resumed: dict | None = None  # what the run record says of a resume
         self._ledger = None
         try:
-            self._ledger = self._partial.open("w", encoding="utf-8")
-            self._wake()
+            if resume:
+                self._restore(restart_day, warn)
+        except BaseException:  # the stopped run stays as it was, to be resumed or replaced
+            self.folder_lock.release()
+            raise
+        try:
+            self._ledger = self._partial.open("a" if self.resumed else "w", encoding="utf-8")
+            if self.resumed:
+                self._save_progress()
+            else:
+                self._wake()
         except BaseException:
             if self._ledger is not None:
                 self._ledger.close()
-            self._discard()
+            if self.resumed:
+                self.folder_lock.release()
+            else:
+                self._discard()
             raise
+
+    # -- resume -----------------------------------------------------------------------------
+    def _restore(self, restart_day: bool, warn: Warn) -> None:
+        """The stopped run's state, back: its forecasts replayed onto the environment up to the
+        day it was on, the partial ledger rewritten to exactly those, wakes and counts."""
+        path = self.out_dir / PROGRESS
+        progress = read_progress(path)
+        if not self._partial.is_file():
+            return  # nothing was kept (a run without forecasts leaves nothing): a new run
+        warnings: list[str] = []
+
+        def note(message: str) -> None:
+            warnings.append(message)
+            warn(message)
+
+        saved = read_partial(self._partial, note)
+        check_agent(saved, progress, self.agent_name, self.out_dir)
+        last = max((s.entry.date for s in saved), default=None)
+        # the day it was on (a partial ledger from before progress files: its last forecast's)
+        day = progress_day(progress, "today", path) or last or self.env.start
+        if last is not None and last > day and not restart_day:
+            day = last
+        replayed = replay(self.env, saved, day, self._partial, with_to_day=not restart_day)
+        rewrite_partial(self._partial, replayed)
+        today = self.env.today.isoformat()
+        self.wakes = [w for w in progress.get("wakes", []) if isinstance(w, str) and w <= today]
+        if not self.env.done and today not in self.wakes:
+            self.wakes.append(today)
+        self._last_wake = self.env.today if not self.env.done else progress_day(progress, "last_wake", path)
+        self.env.requested_wake = progress_day(progress, "requested_wake", path)
+        self.woken_at[today] = time.monotonic()
+        self.calls_by_day = {d: Counter(c) for d, c in (progress.get("calls_by_day") or {}).items()
+                             if d < today or (d == today and not restart_day)}
+        self.tool_calls = sum(self.calls_by_day.values(), Counter())
+        self.kept = dict(progress.get("kept") or {})
+        self.resumed = {"from_day": today, "forecasts_replayed": len(replayed), "restart_day": restart_day,
+                        "warnings": warnings}
+        self.extra["resume"] = self.resumed
+
+    def _save_progress(self) -> None:
+        """Where the run is, beside its partial ledger (atomically): what ``resume`` restores."""
+        env = self.env
+        write_json({"agent": self.agent_name, "today": env.today.isoformat(),
+                    "last_wake": self._last_wake.isoformat() if self._last_wake else None,
+                    "requested_wake": env.requested_wake.isoformat() if env.requested_wake else None,
+                    "wakes": self.wakes, "policy": self.policy.name,
+                    "calls_by_day": {d: dict(c) for d, c in sorted(self.calls_by_day.items())},
+                    "kept": self.kept}, self.out_dir / PROGRESS)
+
+    def keep(self, key: str, value) -> None:
+        """Keep ``value`` in the progress file under ``key`` (``kept`` after a resume)."""
+        with self.lock:
+            self.kept[key] = value
+            if self.result is None and not self.closed:
+                self._save_progress()
 
     # -- bookkeeping ------------------------------------------------------------------------
     def count(self, tool: str) -> None:
@@ -141,6 +230,7 @@ class ReplaySession:
             self._last_wake = self.env.today
             self.wakes.append(self.env.today.isoformat())
             self.woken_at[self.env.today.isoformat()] = time.monotonic()
+            self._save_progress()
             if self.on_wake is not None:
                 self.on_wake()
 
@@ -187,6 +277,7 @@ class ReplaySession:
         if not isinstance(query, str):
             raise ValueError(f"query must be a string, got {short(query)}")
         k = clamp_k(10 if k is None else k)
+        full_text = flag(full_text, "full_text")
         since, until = parse_day(from_date, "from_date"), parse_day(to_date, "to_date")
         with self.lock:
             today, notes = self.env.today, []
@@ -275,43 +366,25 @@ class ReplaySession:
             return out
 
     # -- memory -----------------------------------------------------------------------------
-    def _note(self, name) -> Path:
-        self._check_open()
-        if not isinstance(name, str) or not NOTE_NAME.fullmatch(name) or ".." in name:
-            raise ValueError(f"a note's name is 1-64 letters, digits, '.', '_' or '-' (starting with a letter "
-                             f"or digit), got {short(name)}")
-        return self.memory_dir / name
-
+    # notes are confined to their folder (pastcast.evaluate.notes): the agent may have a shell
+    # in it, and a link there must never lead a note's read or write anywhere else
     def memory_write(self, name, text, append: bool = False) -> dict:
+        self._check_open()
+        check_note_name(name)
         if not isinstance(text, str):
             raise ValueError(f"text must be a string, got {short(text)}")
-        path = self._note(name)
         with self.lock:
-            old = path.read_text(encoding="utf-8") if append and path.is_file() else ""
-            new = old + text
-            if len(new.encode()) > MAX_NOTE_BYTES:
-                raise ValueError(f"a note holds at most {MAX_NOTE_BYTES} bytes; {name!r} would hold {len(new.encode())}")
-            others = sum(p.stat().st_size for p in self.memory_dir.glob("*") if p.is_file() and p != path) \
-                if self.memory_dir.is_dir() else 0
-            if others + len(new.encode()) > MAX_MEMORY_BYTES:
-                raise ValueError(f"memory is full ({MAX_MEMORY_BYTES} bytes over all notes): rewrite or shorten a note")
-            self.memory_dir.mkdir(parents=True, exist_ok=True)
-            write_text(new, path)  # atomic: a note is never half written
-            return {"name": name, "bytes": len(new.encode()), "date": self.env.today.isoformat()}
+            if self.result is not None or self.env.done:  # answers are out: a note now could carry them
+                raise ValueError("the replay is over: notes can no longer be written")
+            size = self.notes.write(name, text, append=append)
+            return {"name": name, "bytes": size, "date": self.env.today.isoformat()}
 
     def memory_read(self, name=None) -> dict:
+        self._check_open()
         with self.lock:
             if name is None or name == "":
-                self._check_open()
-                notes = sorted(p for p in self.memory_dir.glob("*") if p.is_file() and not p.is_symlink()) \
-                    if self.memory_dir.is_dir() else []
-                return {"notes": [{"name": p.name, "bytes": p.stat().st_size} for p in notes]}
-            path = self._note(name)
-            if path.is_symlink():  # the agent may have a shell in its memory folder: read only notes
-                raise ValueError(f"{name!r} is a link, not a note")
-            if not path.is_file():
-                raise ValueError(f"no note named {name!r} (memory_read without a name lists them)")
-            return {"name": name, "text": path.read_text(encoding="utf-8")}
+                return {"notes": self.notes.list()}
+            return {"name": name, "text": self.notes.read(name)}
 
     # -- the end ----------------------------------------------------------------------------
     def _finish(self) -> None:
@@ -324,6 +397,7 @@ class ReplaySession:
             self.result = finish_run(self.env, self.snapshot_dir, self.out_dir, self.agent_name, self.started, {
                 "policy": self.policy.name, "wakes": len(self.wakes),
                 "tool_calls": dict(sorted(self.tool_calls.items())), **self.extra})
+            (self.out_dir / PROGRESS).unlink(missing_ok=True)  # scored: nothing to resume
         finally:
             if not self.hold_folder:
                 self.folder_lock.release()  # the run is written: the folder is free
@@ -352,7 +426,9 @@ class ReplaySession:
                 return False
             if self._ledger is not None and not self._ledger.closed:
                 self._ledger.close()
-            if self.env.ledger or self.env.done:  # forecasts, or a ledger scoring failed on
+                self._save_progress()  # the day's tool calls too
+            # forecasts, a ledger scoring failed on, or a resumed run (its notes predate us)
+            if self.env.ledger or self.env.done or self.resumed:
                 self.folder_lock.release()
                 return True
             self._discard()
@@ -362,6 +438,7 @@ class ReplaySession:
         """Remove this unfinished run's own files, then free the folder."""
         try:
             self._partial.unlink(missing_ok=True)
+            (self.out_dir / PROGRESS).unlink(missing_ok=True)
             for name in RUN_FOLDERS:  # notes, workspace, logs of a run that left no forecast
                 try:
                     remove_tree(self.out_dir / name)

@@ -18,9 +18,11 @@ query-syntax error or smuggle in field or range operators.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -31,10 +33,11 @@ import polars as pl
 import tantivy
 from tantivy import FieldType, Occur, Query
 
-from pastcast.io import MANIFEST, locked, read_manifest, sha256_file, write_parquet
+from pastcast.io import MANIFEST, locked, read_manifest, write_parquet
 from pastcast.schemas import ARTICLES, TABLES, scan_parts
 from pastcast.store import scan_table, table_files
 from pastcast.text.normalise import IDEOGRAPHIC, SEGMENTED
+from pastcast.search.index_proof import DocumentDigests, micros
 from pastcast.search.visibility import not_archive
 
 INDEX_FORMAT = 4  # bump when the schema, analyzer or what is indexed changes; stale indexes get rebuilt
@@ -90,11 +93,15 @@ def _schema() -> tantivy.Schema:
     return sb.build()
 
 
-def _tantivy_index(path: Path, new: bool = False) -> tantivy.Index:
+def _tantivy_index(path: Path, new: bool = False, frozen: bool = False) -> tantivy.Index:
     """An index at ``path`` (``new``: created, with the schema) with ``TOKENIZER`` registered
-    (tantivy keeps a custom tokenizer's name in the schema, not the tokenizer itself)."""
+    (tantivy keeps a custom tokenizer's name in the schema, not the tokenizer itself).
+    ``frozen``: its reader keeps the segments it opened with (tantivy's default follows every
+    commit written to the folder, proven or not)."""
     index = tantivy.Index(_schema(), path=str(path), reuse=False) if new else tantivy.Index.open(str(path))
     index.register_tokenizer(TOKENIZER, ANALYZER)
+    if frozen:
+        index.config_reader(reload_policy="Manual")
     return index
 
 
@@ -171,10 +178,13 @@ def _add(writer, articles: pl.DataFrame | pl.LazyFrame) -> int:
 
 
 class ArticleIndex:
-    def __init__(self, index: tantivy.Index, path: Path):
+    def __init__(self, index: tantivy.Index, path: Path, table: DocumentDigests | None = None):
         self._index = index
         self._schema = index.schema
         self.path = path
+        # The verified table the index was proven to hold (``open_or_build`` for the
+        # evaluator): every hit is checked against it again, and counts come from it.
+        self._table = table
 
     @classmethod
     def build(cls, articles: pl.DataFrame | pl.LazyFrame, path: str | os.PathLike, meta: dict | None = None) -> ArticleIndex:
@@ -229,6 +239,9 @@ class ArticleIndex:
         of ``through`` (UTC days): what became visible over those days."""
         if through < since:
             return 0
+        if self._table is not None:
+            return self._table.count(micros(end_of_day_exclusive(since - timedelta(days=1))),
+                                     micros(end_of_day_exclusive(through)))
         return self._index.searcher().search(self._gate(through, since), limit=1, count=True).count
 
     def _selective(self, searcher, terms: list[str]) -> list[str]:
@@ -266,6 +279,10 @@ class ArticleIndex:
                 found = None
         if found is None:
             found = _top(searcher, q, k)
+        if self._table is not None:  # the table's date gates and its digest vouches for what is served
+            lower = micros(end_of_day_exclusive(since - timedelta(days=1))) if since is not None else None
+            upper = micros(end_of_day_exclusive(as_of))
+            found = [f for f in found if self._table.admits(f[2], lower, upper)]
         generator = None
         if snippets:
             generator = tantivy.SnippetGenerator.create(searcher, q, self._schema, "text")
@@ -431,6 +448,11 @@ SEARCHABLE = {"articles": "index", "posts": "index-posts"}  # table -> index fol
 def _documents(snapshot_dir: Path, table: str, files: list[Path] | None = None) -> pl.LazyFrame:
     """The table's rows as documents to index (``files``: only those of its parts)."""
     frame = scan_table(snapshot_dir, table) if files is None else scan_parts(files, TABLES[table])
+    return _as_documents(frame, table)
+
+
+def _as_documents(frame: pl.LazyFrame, table: str) -> pl.LazyFrame:
+    """Rows of ``table`` as (article_id, title, text, published_at, ...) documents."""
     if table == "posts":
         return frame.select(pl.col("post_id").alias("article_id"),
                             pl.concat_str(pl.col("platform"), pl.col("kind"), pl.col("community"),
@@ -462,22 +484,35 @@ def _fingerprint(snapshot_dir: Path, table: str = "articles") -> str:
     return f"{INDEX_FORMAT}:{table}:{digest}" if table != "articles" else f"{INDEX_FORMAT}:{digest}"
 
 
-def _proved_digest(snapshot_dir: Path, table: str) -> str:
-    """The digest of the bytes to index, proved against the manifest (every part's sha256, or
-    the one file's); a ValueError naming the table when they differ."""
+def _verified_documents(snapshot_dir: Path, table: str) -> tuple[str, DocumentDigests]:
+    """The table's sha256 and the digests of the documents it gives the index, both from the
+    same bytes: each file (every part, or the one file) is read once, proved against the
+    manifest, and only then read as rows, so no file swapped in between can be indexed as the
+    verified table. A ValueError naming the table and file when one differs or cannot be read."""
     parts = _stated_parts(snapshot_dir, table)
     if parts is None:
         (source,) = table_files(snapshot_dir, table) or [snapshot_dir / f"{table}.parquet"]
-        digest = sha256_file(source)
-        stated = _stated_digest(snapshot_dir, table)
-        if stated and digest != stated:
-            raise ValueError(f"{snapshot_dir}: {table} ({source.name}) differs from the manifest (sha256): not indexed")
-        return digest
-    for part in parts:
-        if sha256_file(snapshot_dir.parent / part["path"]) != part["sha256"]:
-            raise ValueError(f"{snapshot_dir}: {table} part {part['key']} differs from the manifest (sha256): "
-                             "not indexed")
-    return _stated_digest(snapshot_dir, table)
+        files = [(source, _stated_digest(snapshot_dir, table), f"{table} ({source.name})")]
+    else:
+        files = [(snapshot_dir.parent / p["path"], p["sha256"], f"{table} part {p['key']}") for p in parts]
+    whole = []
+
+    def batches():
+        for path, stated, name in files:
+            try:
+                data = path.read_bytes()
+            except OSError as exc:
+                raise ValueError(f"{snapshot_dir}: {name} cannot be read ({exc.strerror}): not indexed") from None
+            digest = hashlib.sha256(data).hexdigest()
+            if stated and digest != stated:
+                raise ValueError(f"{snapshot_dir}: {name} differs from the manifest (sha256): not indexed")
+            whole.append(digest)
+            rows = pl.scan_parquet(io.BytesIO(data), schema=dict(TABLES[table]), missing_columns="insert",
+                                   extra_columns="ignore")
+            yield from _batches(_as_documents(rows, table))
+
+    documents = DocumentDigests.of_documents(batches())
+    return (whole[0] if parts is None else _stated_digest(snapshot_dir, table)), documents
 
 
 def _cache_slot(cache_dir: Path, snapshot_dir: Path, fingerprint: str) -> Path:
@@ -557,26 +592,78 @@ def open_or_build(snapshot_dir: str | os.PathLike, cache_dir: str | os.PathLike 
     ``trust_snapshot_copy=False`` (the evaluator) never opens the copy inside the snapshot
     folder: the manifest does not cover it, and an index rebuilt there with a re-dated article
     would serve it early. The index is then built from the (verified) table into the user's
-    cache, keyed by the table's sha256, and opened from there.
+    cache, keyed by the table's sha256, and served only once proven to hold exactly the
+    verified table's documents (``index_proof``): the cache is writable by whoever runs as
+    the user, an agent included, so an index found there that is not the table's is built
+    again (with a warning naming its folder), one grown from a parent's cached index too, and
+    every hit is checked against the table again when served.
     """
     snapshot_dir = Path(snapshot_dir)
     cache_dir = Path(cache_dir or default_cache_dir())
     if trust_snapshot_copy:
         fingerprint = _fingerprint(snapshot_dir, table)
-    else:  # keyed by the bytes indexed, which must be the manifest's
-        digest = _proved_digest(snapshot_dir, table)
-        fingerprint = f"{INDEX_FORMAT}:{table}:{digest}"
-    local = snapshot_dir / SEARCHABLE[table]
-    cached = _cache_slot(cache_dir, snapshot_dir, fingerprint)
-    for candidate in ((local, cached) if trust_snapshot_copy else (cached,)):
-        if _is_current(candidate, fingerprint):
-            return ArticleIndex.open(candidate)
-    target = local if trust_snapshot_copy and _writable(snapshot_dir) else cached
+        local = snapshot_dir / SEARCHABLE[table]
+        cached = _cache_slot(cache_dir, snapshot_dir, fingerprint)
+        for candidate in (local, cached):
+            if _is_current(candidate, fingerprint):
+                return ArticleIndex.open(candidate)
+        target = local if _writable(snapshot_dir) else cached
+        _build_into(target, snapshot_dir, table, fingerprint, _parent_index(snapshot_dir, table, cache_dir, True))
+        return ArticleIndex.open(target)
+    # keyed by the bytes indexed, which must be the manifest's
+    digest, documents = _verified_documents(snapshot_dir, table)
+    fingerprint = f"{INDEX_FORMAT}:{table}:{digest}"
+    target = _cache_slot(cache_dir, snapshot_dir, fingerprint)
+    replace = False
+    if _is_current(target, fingerprint):
+        index = _proven(target, documents)
+        if index is not None:
+            return index
+        replace = True  # not what its metadata claims: never kept as a concurrent builder's
+    base = _parent_index(snapshot_dir, table, cache_dir, False)
+    for parent in ([base, None] if base is not None else [None]):
+        _build_into(target, snapshot_dir, table, fingerprint, parent, replace)
+        index = _proven(target, documents)
+        if index is not None:
+            return index
+        replace = True  # grown from a parent's index that was not its table's: built afresh
+    raise ValueError(f"{target}: the {table} index built from {snapshot_dir} does not hold the verified "
+                     "table (was it changed while it was indexed?): not served")
+
+
+def _proven(path: Path, documents: DocumentDigests) -> ArticleIndex | None:
+    """The index at ``path`` when its stored documents are exactly ``documents`` (its reader
+    kept at the segments proven), else None with a warning naming the folder."""
+    try:
+        index = _tantivy_index(path, frozen=True)
+        held = DocumentDigests.of_index(index.searcher())
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as exc:  # noqa: BLE001 - tantivy panics on some damaged files (a BaseException)
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        _warn(f"{path}: the cached search index cannot be read ({reason}): built again from the verified table")
+        return None
+    difference = documents.difference(held)
+    if difference is not None:
+        _warn(f"{path}: the cached search index is not the verified table's ({difference}): built again")
+        return None
+    return ArticleIndex(index, path, documents)
+
+
+def _warn(message: str) -> None:
+    """On stderr, like the evaluator's other warnings (stdout may be an MCP client's channel)."""
+    print(f"warning: {message}", file=sys.stderr, flush=True)
+
+
+def _build_into(target: Path, snapshot_dir: Path, table: str, fingerprint: str,
+                base: tuple[Path, set[str]] | None, replace: bool = False) -> None:
+    """Build the index in a temporary sibling of ``target`` (grown from ``base``, a parent's
+    index, when given) and rename it into place; a current index a concurrent builder put there
+    first is kept unless ``replace``."""
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".index-", dir=target.parent))
     try:
         parts = _stated_parts(snapshot_dir, table)
-        base = _parent_index(snapshot_dir, table, cache_dir, trust_snapshot_copy)
         meta = {"fingerprint": fingerprint, "parts": sorted(p["path"] for p in parts) if parts else None}
         if base is not None:  # the parent's index, plus this version's new days
             added = _grow(base[0], tmp, snapshot_dir, table, base[1])
@@ -585,10 +672,10 @@ def open_or_build(snapshot_dir: str | os.PathLike, cache_dir: str | os.PathLike 
                                                      "grown_from": str(base[0]), "added": added}))
         else:
             ArticleIndex.build(_documents(snapshot_dir, table), tmp, meta=meta)
-        if not trust_snapshot_copy and _proved_digest(snapshot_dir, table) != digest:  # changed while read
-            raise ValueError(f"{snapshot_dir}: {table} changed while it was indexed: not indexed")
-        if not _is_current(target, fingerprint):  # else a concurrent builder won: keep theirs
-            if target.exists():  # stale
+        if replace or not _is_current(target, fingerprint):  # else a concurrent builder won: keep theirs
+            if target.is_symlink() or target.is_file():  # never followed: removed itself
+                target.unlink()
+            elif target.exists():  # stale
                 shutil.rmtree(target)
             try:
                 os.replace(tmp, target)
@@ -597,7 +684,6 @@ def open_or_build(snapshot_dir: str | os.PathLike, cache_dir: str | os.PathLike 
                     raise
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    return ArticleIndex.open(target)
 
 
 INDEXED = "indexed"  # beside an updatable index: a file a part, each document's id and content key

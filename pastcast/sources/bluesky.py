@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pastcast.sources.fields import as_instant, integer, text
 from pastcast.sources.imported import Imported
 from pastcast.sources.post_rows import RECORD_ERRORS, STAGE, clean_text, gone_reason, keep, post_row, records
 
@@ -54,7 +55,7 @@ def read_bluesky(paths: Sequence[Path], imported: Imported | None = None) -> Imp
     for path, where, doc in records(imported, paths):
         try:
             found = list(_document(doc))
-        except RECORD_ERRORS + (RecursionError,) as exc:  # a shape no walker expected
+        except RECORD_ERRORS as exc:  # a shape no walker expected
             found = [Found("post", None, reason="malformed_post", what=repr(exc))]
         for item in found:
             _account(imported, kept, item, path, where)
@@ -68,29 +69,29 @@ def _account(imported: Imported, kept: set[str], item: Found, path: Path, where:
     if item.reason:
         imported.drop(item_id, item.kind, STAGE, item.reason, f"{detail}: {item.what}")
         return
-    text = clean_text((item.record or {}).get("text"))
-    if reason := gone_reason(text):
-        imported.drop(item_id, "post", STAGE, reason, f"{detail}: text {text!r}")
-        return
     try:
-        row = _row(item, text)
+        body = clean_text(text((item.record or {}).get("text"), "text"))
+        if reason := gone_reason(body):
+            imported.drop(item_id, "post", STAGE, reason, f"{detail}: text {body!r}")
+            return
+        row = _row(item, body)
     except RECORD_ERRORS as exc:
         imported.drop(item_id, "post", STAGE, "malformed_post", f"{detail}: {exc}")
         return
     keep(imported, kept, row, detail)
 
 
-def _row(item: Found, text: str) -> dict:
+def _row(item: Found, body: str) -> dict:
     authority, _, rkey = _uri_parts(item.uri)
     record = item.record or {}
     reply = _dict(record.get("reply"))
-    parent = _dict(reply.get("parent")).get("uri")
-    did = item.author or authority  # an at:// uri may name a handle; views give the DID
+    parent = text(_dict(reply.get("parent")).get("uri"), "reply.parent.uri")
+    did = text(item.author, "author did") or authority  # an at:// uri may name a handle; views give the DID
     return post_row(
         post_id=f"{PLATFORM}:{item.uri}", platform=PLATFORM, kind="reply" if reply else "post",
-        created_at=record.get("createdAt"), text=text, author=did,
+        created_at=as_instant(record, "createdAt"), text=body, author=did,
         url=f"https://bsky.app/profile/{authority}/post/{rkey}",
-        parent_id=f"{PLATFORM}:{parent}" if parent else None, score=item.likes)
+        parent_id=f"{PLATFORM}:{parent}" if parent else None, score=integer(item.likes, "likeCount"))
 
 
 def _uri_parts(uri: str | None) -> tuple[str, str, str]:

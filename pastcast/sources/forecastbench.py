@@ -33,8 +33,9 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
+from pastcast.sources.fields import RECORD_ERRORS
 from pastcast.sources.imported import MISSING, Imported, to_utc
-from pastcast.sources.jsonfiles import read_json
+from pastcast.sources.jsonfiles import READ_ERRORS, failure_reason, read_json
 from pastcast.sources.market_rows import STAGE, market_row, price_row
 from pastcast.sources.post_rows import html_to_text
 
@@ -48,6 +49,7 @@ class _Market:
     """A market being assembled from question-set entries and resolution rows."""
 
     fields: dict
+    where: str  # the file and entry it was first read from, for its drops
     prices: list[tuple[datetime, float]] = field(default_factory=list)
     resolution: tuple[date, float, bool] | None = None  # (date, resolved_to, resolved)
 
@@ -59,8 +61,12 @@ def read_forecastbench(paths: Sequence[Path]) -> Imported:
         imported.seen("file")
         try:
             doc = read_json(path)
-        except ValueError as exc:
-            imported.drop(path.name, "file", STAGE, "unreadable_file", str(exc))
+        except READ_ERRORS as exc:
+            imported.drop(path.name, "file", STAGE, failure_reason(exc), str(exc))
+            continue
+        if isinstance(doc, dict) and ("questions" in doc or "resolutions" in doc) and not _due_date(doc):
+            imported.drop(path.name, "file", STAGE, "malformed_file",
+                          f"{path}: field 'forecast_due_date' {str(doc.get('forecast_due_date'))[:40]!r} is not a date")
             continue
         if isinstance(doc, dict) and isinstance(doc.get("questions"), list):
             question_sets.append((path, doc))
@@ -83,6 +89,14 @@ def read_forecastbench(paths: Sequence[Path]) -> Imported:
     for market_id, market in markets.items():
         _emit(market_id, market, imported)
     return imported
+
+
+def _due_date(doc: dict) -> str | None:
+    """The round's ``forecast_due_date`` as an ISO date, or None when it is not one."""
+    try:
+        return str(date.fromisoformat(str(doc.get("forecast_due_date"))))
+    except ValueError:
+        return None
 
 
 def _fill(text: str, due: str, resolution: str | None) -> str:
@@ -117,13 +131,13 @@ def _read_questions(path: Path, doc: dict, markets: dict, by_question: dict, imp
             if source in MARKET_SOURCES:
                 ids = [_market_question(q, source, qid, markets, imported, where)]
             elif source in DATASET_SOURCES:
-                ids = [_dataset_question(q, source, qid, due, when, markets)
+                ids = [_dataset_question(q, source, qid, due, when, markets, where)
                        for when in _resolution_dates(q.get("resolution_dates"))]
             else:
                 imported.drop(f"{source}:{qid}", "question", STAGE, "unknown_source",
                               f"{where}: source {source!r}")
                 continue
-        except (KeyError, TypeError, ValueError, SyntaxError) as exc:
+        except RECORD_ERRORS + (SyntaxError,) as exc:
             imported.drop(f"{q.get('source')}:{q.get('id')}" if isinstance(q, dict) else f"{path.name}#{i}",
                           "question", STAGE, "malformed_question", f"{where}: {exc!r}")
             continue
@@ -167,13 +181,13 @@ def _market_question(q: dict, source: str, qid: str, markets: dict, imported: Im
             "created_at": opened or freeze,
             "close_at": to_utc(q.get("market_info_close_datetime"), "market_info_close_datetime"),
             "url": q.get("url"),
-        })
+        }, where)
     if _present(q.get("freeze_datetime_value")):
         imported.seen("price")
         try:
             markets[market_id].prices.append((freeze, _probability(q["freeze_datetime_value"])))
             imported.kept("price")
-        except (TypeError, ValueError) as exc:
+        except RECORD_ERRORS as exc:
             imported.drop(market_id, "price", STAGE, "malformed_price", f"{where}: freeze value: {exc}")
     return market_id
 
@@ -185,7 +199,7 @@ def _probability(value) -> float:
     return p
 
 
-def _dataset_question(q: dict, source: str, qid: str, due: str, when: str, markets: dict) -> str:
+def _dataset_question(q: dict, source: str, qid: str, due: str, when: str, markets: dict, where: str) -> str:
     market_id = f"{PLATFORM}:{source}:{qid}:{due}:{when}"
     background = html_to_text(q.get("background"))
     if _present(q.get("freeze_datetime_value")):
@@ -199,7 +213,7 @@ def _dataset_question(q: dict, source: str, qid: str, due: str, when: str, marke
         "background": background.strip(),
         "resolution_criteria": _fill(criteria, due, when),
         "created_at": to_utc(due), "close_at": to_utc(when), "url": q.get("url"),
-    })
+    }, where)
     return market_id
 
 
@@ -223,14 +237,14 @@ def _read_resolutions(path: Path, doc: dict, markets: dict, by_question: dict, i
                               f"{where}: no question set of round {due} holds {source} {qid}")
                 continue
             value, resolved = float(row["resolved_to"]), bool(row["resolved"])
-        except (KeyError, TypeError, ValueError) as exc:
+        except RECORD_ERRORS as exc:
             imported.drop(f"{path.name}#{i}", "resolution", STAGE, "malformed_resolution", f"{where}: {exc!r}")
             continue
         question, ids = known
         if source in DATASET_SOURCES:
             market_id = f"{PLATFORM}:{source}:{qid}:{due}:{when}"
             if market_id not in markets:  # a horizon the question set did not list
-                ids.append(_dataset_question(question, source, qid, due, when, markets))
+                ids.append(_dataset_question(question, source, qid, due, when, markets, where))
         else:
             market_id = ids[0]
         markets[market_id].resolution = (date.fromisoformat(when), value, resolved)
@@ -250,16 +264,17 @@ def _emit(market_id: str, market: _Market, imported: Imported) -> None:
     try:
         row = market_row(platform=PLATFORM, outcome_type="binary", status=status, resolution=resolution,
                          resolution_value=value, resolved_at=resolved_at, **fields)
-    except ValueError as exc:
-        imported.drop(market_id, "market", STAGE, "malformed_market", f"{market_id}: {exc}")
+    except RECORD_ERRORS as exc:
+        imported.seen("market")  # its own kind: a market is made from question and resolution rows
+        imported.drop(market_id, "market", STAGE, "malformed_market", f"{market.where}: {exc}")
         return
     imported.add("markets", row)
     for ts, p in sorted(prices, key=lambda tp: (tp[0] is None, str(tp[0]))):
         try:
             imported.add("market_prices", price_row(market_id, ts, "Yes", p))
-        except (TypeError, ValueError) as exc:  # a price without a time, or not a number
+        except RECORD_ERRORS as exc:  # a price without a time, or not a number
             imported.seen("price_row")  # its own kind: "price" counts the dump's freeze values
-            imported.drop(f"{market_id}@{ts}", "price_row", STAGE, "malformed_price", f"{market_id}: {exc}")
+            imported.drop(f"{market_id}@{ts}", "price_row", STAGE, "malformed_price", f"{market.where}: {exc}")
 
 
 def _status(fields: dict, resolution: tuple[date, float, bool] | None):

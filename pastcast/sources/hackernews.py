@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from pastcast.sources.fields import BadField, as_instant, as_int, as_text, integer
 from pastcast.sources.imported import Imported
 from pastcast.sources.post_rows import RECORD_ERRORS, STAGE, Gone, clean_text, gone_reason, html_to_text, keep, post_row, records
 
@@ -35,7 +36,8 @@ def read_hackernews(paths: Sequence[Path], imported: Imported | None = None) -> 
                           f"{detail}: a user profile")
             continue
         imported.seen("post")
-        post_id = f"{PLATFORM}:{raw['id']}" if isinstance(raw, dict) and raw.get("id") else None
+        post_id = (f"{PLATFORM}:{raw['id']}" if isinstance(raw, dict) and raw.get("id")
+                   and isinstance(raw["id"], (str, int)) else None)
         try:
             row = _row(raw, post_id)
         except Gone as gone:
@@ -55,16 +57,16 @@ def _row(raw: Any, post_id: str | None) -> dict:
     if not isinstance(raw, dict):
         raise TypeError(f"not an item: {raw!r}")
     if post_id is None:
-        raise ValueError("no id")
+        raise BadField("id", "missing" if not raw.get("id") else f"{raw['id']!r:.60} is not an id")
     if raw.get("deleted"):
         raise Gone("deleted_item", raw.get("text"))
     if raw.get("dead"):
         raise Gone("dead_item", raw.get("text"))
-    kind = raw.get("type")
+    kind = as_text(raw, "type")
     if kind not in KINDS:
         raise ValueError(f"unknown item type {kind!r}")
     # Titles may hold HTML entities too (HackerNews/API#20), but no tags.
-    title, body = clean_text(html.unescape(raw.get("title") or "")), html_to_text(raw.get("text"))
+    title, body = clean_text(html.unescape(as_text(raw, "title") or "")), html_to_text(as_text(raw, "text"))
     if kind in TITLED:  # a story without text is a link: the title alone is its text
         if reason := gone_reason(title) or (body and gone_reason(body)):
             raise Gone(reason, raw.get("text") if body else raw.get("title"))
@@ -73,8 +75,8 @@ def _row(raw: Any, post_id: str | None) -> dict:
         raise Gone(reason, raw.get("text"))
     else:
         text = body
-    parent = raw.get(PARENT.get(kind, ""))
+    parent = integer(raw.get(PARENT[kind]), PARENT[kind]) if kind in PARENT else None
     return post_row(
-        post_id=post_id, platform=PLATFORM, kind=kind, created_at=raw.get("time"), text=text,
-        author=raw.get("by"), url=raw.get("url") or f"{ITEM_PAGE}{raw['id']}",
-        parent_id=f"{PLATFORM}:{parent}" if parent else None, score=raw.get("score"))
+        post_id=post_id, platform=PLATFORM, kind=kind, created_at=as_instant(raw, "time"), text=text,
+        author=as_text(raw, "by"), url=as_text(raw, "url") or f"{ITEM_PAGE}{raw['id']}",
+        parent_id=f"{PLATFORM}:{parent}" if parent else None, score=as_int(raw, "score"))

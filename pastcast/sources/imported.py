@@ -13,7 +13,9 @@ from typing import Any
 import polars as pl
 
 from pastcast.drops import Drop, drops_frame
+from pastcast.sources.fields import BadField
 from pastcast.sources.jsonfiles import READ_ERRORS, failure_reason, iter_records
+from pastcast.sources.limits import TOO_LARGE, TooLarge
 from pastcast.schemas import frame
 
 MISSING = (None, "", "N/A", "n/a", "NA", "null", "None")
@@ -22,16 +24,20 @@ MISSING = (None, "", "N/A", "n/a", "NA", "null", "None")
 def to_utc(value, what: str = "time") -> datetime | None:
     """A UTC datetime from what dumps use for time: epoch seconds or milliseconds (int, float
     or numeric string), ISO 8601 with ``Z``, an offset or none (read as UTC), or a bare date
-    (midnight UTC). Missing markers ("", "N/A", None) give None; anything else a ValueError.
+    (midnight UTC). Missing markers ("", "N/A", None) give None; anything else (a list, a time
+    past the calendar such as 1e300, NaN) a ``BadField`` (a ValueError) naming ``what``.
     """
     if value in MISSING:
         return None
     if isinstance(value, datetime):
-        return value.astimezone(timezone.utc) if value.tzinfo else value.replace(tzinfo=timezone.utc)
+        try:
+            return value.astimezone(timezone.utc) if value.tzinfo else value.replace(tzinfo=timezone.utc)
+        except OverflowError:  # year 1 or 9999 with an offset that leaves the calendar
+            raise BadField(what, f"{value.isoformat()!r} is out of range for a time") from None
     if isinstance(value, date):
         return datetime(value.year, value.month, value.day, tzinfo=timezone.utc)
     if isinstance(value, bool):
-        raise ValueError(f"{what}: {value!r} is not a time")
+        raise BadField(what, f"{value!r} is not a time")
     if isinstance(value, str):
         text = value.strip()
         try:
@@ -40,15 +46,18 @@ def to_utc(value, what: str = "time") -> datetime | None:
             try:
                 parsed = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
             except ValueError:
-                raise ValueError(f"{what}: {value!r} is not a time") from None
+                raise BadField(what, f"{value[:60]!r} is not a time") from None
             return to_utc(parsed, what)
     if isinstance(value, (int, float)):
         # Seconds stay below 1e11 until the year 5138; milliseconds pass it from 1973 on.
         seconds = value / 1000 if abs(value) >= 1e11 else value
         if abs(seconds) >= 1e11:  # microseconds (Bluesky's time_us) or nanoseconds
             seconds = value / 1e6 if abs(value) < 1e17 else value / 1e9
-        return datetime.fromtimestamp(seconds, tz=timezone.utc)
-    raise ValueError(f"{what}: {value!r} is not a time")
+        try:
+            return datetime.fromtimestamp(seconds, tz=timezone.utc)
+        except (OverflowError, OSError, ValueError):  # 1e300, NaN, inf: past any calendar
+            raise BadField(what, f"{value!r} is out of range for a time") from None
+    raise BadField(what, f"{type(value).__name__} {str(value)[:60]!r} is not a time")
 
 
 Sink = Callable[[str, list[dict]], None]  # (table, rows) -> written somewhere; "drops" too
@@ -150,11 +159,17 @@ class Imported:
 
 def records_or_drop(path: Path, imported: Imported, stage: str) -> list[tuple[str, Any]] | None:
     """Every (locator, record) of ``path``; a file that cannot be read (missing, corrupt
-    compression, not JSON) is one ``file`` drop naming it, and None; a file cut short
-    (``truncated_file``) keeps the records read before the cut."""
+    compression, not JSON, empty, past the file cap) is one ``file`` drop naming it, and None; a
+    file cut short (``truncated_file``) keeps the records read before the cut; a line past the
+    record cap is a ``too_large`` drop of kind ``record``, and the lines after it are read."""
     records: list[tuple[str, Any]] = []
     try:
-        records.extend(iter_records(path))
+        for where, record in iter_records(path):
+            if isinstance(record, TooLarge):  # a line past the record cap: dropped, the rest read
+                imported.seen("record")
+                imported.drop(f"{path.name}:{where}", "record", stage, TOO_LARGE, str(record))
+                continue
+            records.append((where, record))
         return records
     except READ_ERRORS as exc:
         imported.seen("file")

@@ -40,6 +40,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from pastcast.sources.fields import RECORD_ERRORS
 from pastcast.sources.imported import Imported, records_or_drop, to_utc
 from pastcast.sources.market_rows import STAGE, market_row, price_row
 
@@ -154,7 +155,7 @@ def _newest(dump: Dump) -> datetime | None:
     for value in values:
         try:
             times.append(to_utc(value))
-        except (ValueError, TypeError, OverflowError):
+        except RECORD_ERRORS:
             pass  # a bad time fails its own record later
     return max(filter(None, times), default=None)
 
@@ -173,7 +174,7 @@ def _market(raw_id: str, group: list[tuple[str, dict]], as_of: datetime | None,
         built = _build(market_id, merged, as_of)
     except Skip as skip:
         reason, detail = skip.args
-    except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
+    except RECORD_ERRORS as exc:
         reason, detail = "malformed_market", repr(exc)
     else:
         imported.add("markets", built.row)
@@ -304,7 +305,7 @@ def _bet_prices(dump: Dump, built: dict[str, Built], imported: Imported) -> Iter
             row = _bet_row(bet, built, dump)
         except Skip as skip:
             reason, detail = skip.args
-        except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
+        except RECORD_ERRORS as exc:
             reason, detail = "malformed_price", repr(exc)
         else:
             outcome_by_id[bet_id] = None
@@ -357,7 +358,7 @@ def _snapshot_prices(dump: Dump, built: dict[str, Built], imported: Imported) ->
             imported.seen("price")
             try:
                 price = price_row(row["market_id"], taken, outcome, p)
-            except (TypeError, ValueError) as exc:
+            except RECORD_ERRORS as exc:
                 imported.drop(row["market_id"], "price", STAGE, "malformed_price",
                               f"{where}: current probability of {outcome!r}: {exc!r}")
                 continue

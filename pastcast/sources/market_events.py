@@ -17,10 +17,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from pastcast.sources.fields import RECORD_ERRORS
 from pastcast.sources.imported import MISSING, Imported, records_or_drop
 from pastcast.sources.market_rows import STAGE, price_row
 
-ERRORS = (ValueError, KeyError, TypeError, AttributeError)  # what bad input raises
+ERRORS = RECORD_ERRORS  # what bad input raises
 SETTLED = ("resolved", "ambiguous", "cancelled")
 
 # A token's (market_id, outcome label), or the drop reason for its price points.

@@ -21,6 +21,9 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from pastcast.schemas import MARKET_PRICES, MARKETS
+from pastcast.sources import fields
+from pastcast.sources.fields import BadField, check_row
 from pastcast.sources.imported import to_utc
 
 OUTCOME_TYPES = ("binary", "multiple_choice", "numeric", "date")  # date: numeric in epoch seconds
@@ -36,15 +39,17 @@ def market_row(*, market_id: str, platform: str, question: str, outcome_type: st
                resolution_value: float | None = None, range_min: float | None = None,
                range_max: float | None = None, log_scale: bool | None = None,
                url: str | None = None, tags=None) -> dict:
-    """One ``markets`` row; a ValueError saying what is wrong when the fields disagree."""
+    """One ``markets`` row; a ValueError saying what is wrong when the fields disagree, a
+    ``BadField`` naming a field of the wrong type or out of range."""
     if outcome_type not in OUTCOME_TYPES:
         raise ValueError(f"outcome_type {outcome_type!r} is not one of {OUTCOME_TYPES}")
     if status not in STATUSES:
         raise ValueError(f"status {status!r} is not one of {STATUSES}")
     for name, value in (("question", question), ("background", background),
-                        ("resolution_criteria", resolution_criteria)):
-        if value is not None and not isinstance(value, str):  # a dump's number or list, not text
-            raise ValueError(f"{name} is a {type(value).__name__}, not text")
+                        ("resolution_criteria", resolution_criteria), ("resolution", resolution)):
+        fields.text(value, name)  # a dump's number or list, not text
+    if outcomes is not None and (not isinstance(outcomes, list) or not all(isinstance(o, str) for o in outcomes)):
+        raise BadField("outcomes", f"{outcomes!r:.60} is not a list of labels")
     if not (question or "").strip():
         raise ValueError("the market has no question text")
     outcomes = list(BINARY if outcome_type == "binary" and not outcomes else outcomes or [])
@@ -66,7 +71,7 @@ def market_row(*, market_id: str, platform: str, question: str, outcome_type: st
     resolved = to_utc(resolved_at, "resolved_at")
     if status == "resolved" and resolved is None:
         raise ValueError("a resolved market needs its resolution time")
-    return {
+    return check_row({
         "market_id": market_id,
         "platform": platform,
         "question": question.strip(),
@@ -79,13 +84,13 @@ def market_row(*, market_id: str, platform: str, question: str, outcome_type: st
         "close_at": to_utc(close_at, "close_at"),
         "resolved_at": resolved,
         "resolution": resolution,
-        "resolution_value": None if resolution_value is None else float(resolution_value),
-        "range_min": None if range_min is None else float(range_min),
-        "range_max": None if range_max is None else float(range_max),
+        "resolution_value": fields.number(resolution_value, "resolution_value"),
+        "range_min": fields.number(range_min, "range_min"),
+        "range_max": fields.number(range_max, "range_max"),
         "log_scale": log_scale,
         "url": url,
         "tags": clean_tags(tags),
-    }
+    }, MARKETS)
 
 
 def clean_tags(tags) -> list[str]:
@@ -110,7 +115,7 @@ def price_row(market_id: str, ts, outcome: str, price) -> dict:
     when: datetime | None = to_utc(ts, "price time")
     if when is None:
         raise ValueError("the price has no time")
-    value = float(price)
-    if not 0.0 <= value <= 1.0:
-        raise ValueError(f"price {value} is outside [0, 1]")
-    return {"market_id": market_id, "ts": when, "outcome": outcome, "price": value}
+    value = fields.number(price, "price")
+    if value is None or not 0.0 <= value <= 1.0:
+        raise BadField("price", "missing" if value is None else f"{value} is outside [0, 1]")
+    return check_row({"market_id": market_id, "ts": when, "outcome": outcome, "price": value}, MARKET_PRICES)

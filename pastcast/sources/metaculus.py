@@ -39,6 +39,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from pastcast.sources.fields import RECORD_ERRORS
 from pastcast.sources.imported import Imported, records_or_drop, to_utc
 from pastcast.sources.market_rows import BINARY, STAGE, market_row, price_row
 
@@ -165,7 +166,7 @@ def _newest(entries: dict[str, list[Entry]]) -> datetime | None:
             for value in values:
                 try:
                     times.append(to_utc(value))
-                except (ValueError, TypeError, OverflowError):
+                except RECORD_ERRORS:
                     pass  # a bad time fails its own record later
     return max(filter(None, times), default=None)
 
@@ -190,7 +191,7 @@ def _question(question_id: str, group: list[Entry], as_of: datetime | None,
         row = build(market_id, post, question, as_of)
     except Skip as skip:
         reason, detail = skip.args
-    except (KeyError, TypeError, ValueError, AttributeError, OverflowError, ZeroDivisionError) as exc:
+    except RECORD_ERRORS as exc:
         reason, detail = "malformed_market", repr(exc)
     else:
         imported.add("markets", row)
@@ -388,7 +389,7 @@ def _prices(row: dict, group: list[Entry], imported: Imported) -> None:
             except Skip as skip:
                 imported.drop(market_id, "price", STAGE, skip.args[0], f"{where}: {skip.args[1]}")
                 continue
-            except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+            except RECORD_ERRORS as exc:
                 imported.drop(market_id, "price", STAGE, "malformed_price", f"{where}: {exc!r}")
                 continue
             done.add(when)

@@ -19,8 +19,12 @@ from pathlib import Path
 from typing import Any
 
 from pastcast.io import stable_id
+from pastcast.schemas import POSTS
+from pastcast.sources import fields
+from pastcast.sources.fields import RECORD_ERRORS, BadField, check_row  # RECORD_ERRORS: the social readers take it from here
 from pastcast.sources.imported import Imported, to_utc
 from pastcast.sources.jsonfiles import READ_ERRORS, failure_reason, iter_records
+from pastcast.sources.limits import TOO_LARGE, TooLarge
 
 STAGE = "social"
 DELETED = {"[deleted]", "[deleted by user]", "deleted"}
@@ -66,27 +70,24 @@ def author_hash(platform: str, author: str | None) -> str | None:
 def post_row(*, post_id: str, platform: str, kind: str, created_at, text: str,
              author: str | None = None, community: str | None = None, url: str | None = None,
              parent_id: str | None = None, score=None) -> dict:
-    """One ``posts`` row; a ValueError saying what is missing."""
+    """One ``posts`` row; a ValueError (``BadField``) saying what is missing or of the wrong type."""
     created = to_utc(created_at, "created_at")
     if created is None:
-        raise ValueError("the post has no creation time")
-    if not text.strip():
-        raise ValueError("the post has no text")
-    return {
+        raise BadField("created_at", "the post has no creation time")
+    if not fields.text(text, "text").strip():
+        raise BadField("text", "the post has no text")
+    return check_row({
         "post_id": post_id,
         "platform": platform,
         "kind": kind,
         "community": community,
         "created_at": created,
-        "author_hash": author_hash(platform, author),
+        "author_hash": author_hash(platform, fields.text(author, "author")),
         "text": text,
         "url": url,
         "parent_id": parent_id,
-        "score": None if score in (None, "") else int(score),
-    }
-
-
-RECORD_ERRORS = (KeyError, TypeError, ValueError, AttributeError)
+        "score": fields.integer(score, "score"),
+    }, POSTS)
 
 
 class Gone(Exception):
@@ -99,16 +100,22 @@ class Gone(Exception):
 
 def records(imported: Imported, paths: Sequence[Path]) -> Iterator[tuple[Path, str, Any]]:
     """(path, locator, record) for every record; a file that cannot be read (missing, corrupt
-    compression, not JSON) becomes a ``file`` drop, after any records read before the fault."""
+    compression, not JSON, empty) becomes a ``file`` drop, after any records read before the
+    fault; a line past the record cap is a ``too_large`` drop (kind ``record``)."""
     for path in map(Path, paths):
         where = ""
         try:
             for where, record in iter_records(path):
+                if isinstance(record, TooLarge):  # a line past the record cap: dropped, the rest read
+                    imported.seen("record")
+                    imported.drop(f"{path.name}:{where}", "record", STAGE, TOO_LARGE, str(record))
+                    continue
                 yield path, where, record
         except READ_ERRORS as exc:
             imported.seen("file")
+            message = str(exc) if str(path) in str(exc) else f"{path}: {exc}"
             imported.drop(path.name, "file", STAGE, failure_reason(exc),
-                          f"{path}{f' after {where}' if where else ''}: {exc}")
+                          message + (f" (after {where}; the records before it are kept)" if where else ""))
 
 
 def keep(imported: Imported, kept: set[str], row: dict, detail: str) -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 
+from pastcast.sources.fields import BadField, as_instant, as_int, as_text
 from pastcast.sources.imported import Imported
 from pastcast.sources.post_rows import RECORD_ERRORS, STAGE, Gone, clean_text, gone_reason, keep, post_row, records
 
@@ -45,13 +46,13 @@ def _is_submission(raw: dict) -> bool:
 
 
 def _post_id(raw: Any) -> str | None:
-    if not isinstance(raw, dict) or not raw.get("id"):
+    if not isinstance(raw, dict) or not raw.get("id") or not isinstance(raw["id"], (str, int)):
         return None
     return f"{PLATFORM}:{'t3' if _is_submission(raw) else 't1'}_{raw['id']}"
 
 
-def _text(value: Any) -> str:
-    return clean_text(html.unescape(value or ""))
+def _text(raw: dict, field: str) -> str:
+    return clean_text(html.unescape(as_text(raw, field) or ""))
 
 
 def _row(raw: Any, post_id: str | None) -> dict:
@@ -60,29 +61,25 @@ def _row(raw: Any, post_id: str | None) -> dict:
     if not isinstance(raw, dict):
         raise TypeError(f"not a JSON object: {type(raw).__name__}")
     if post_id is None:
-        raise ValueError("no id")
+        raise BadField("id", "missing" if not raw.get("id") else f"{raw['id']!r:.60} is not an id")
     submission = _is_submission(raw)
     if not submission and "body" not in raw:
         raise ValueError("neither a comment body nor a submission title")
     if submission:
-        title, selftext = _text(raw.get("title")), _text(raw.get("selftext"))
+        title, selftext = _text(raw, "title"), _text(raw, "selftext")
         # An empty selftext is a link post (title only); a tombstone selftext is a gone body.
         if reason := gone_reason(title) or (selftext and gone_reason(selftext)):
             raise Gone(reason, raw.get("selftext") if selftext else raw.get("title"))
         text = f"{title}\n\n{selftext}" if selftext else title
     else:
-        text = _text(raw.get("body"))
+        text = _text(raw, "body")
         if reason := gone_reason(text):
             raise Gone(reason, raw.get("body"))
-    permalink = raw.get("permalink") or ""
+    permalink = as_text(raw, "permalink") or ""
     return post_row(
         post_id=post_id, platform=PLATFORM, kind="submission" if submission else "comment",
-        created_at=raw.get("created_utc"), text=text, author=raw.get("author"),
-        community=raw.get("subreddit"), parent_id=None if submission else raw.get("parent_id"),
+        created_at=as_instant(raw, "created_utc"), text=text, author=as_text(raw, "author"),
+        community=as_text(raw, "subreddit"), parent_id=None if submission else as_text(raw, "parent_id"),
         url=permalink if permalink.startswith("http") else
         f"https://www.reddit.com{permalink}" if permalink else None,
-        score=_int(raw.get("score")))
-
-
-def _int(value: Any) -> int | None:
-    return None if value in (None, "") else int(float(value))
+        score=as_int(raw, "score"))

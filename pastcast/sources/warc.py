@@ -20,6 +20,7 @@ from pathlib import Path
 from warcio.archiveiterator import ArchiveIterator
 
 from pastcast.drops import Drop
+from pastcast.sources.limits import EMPTY_FILE, RECORD_ENV, TOO_LARGE, TooLarge, check_caps, max_record_bytes
 from pastcast.sources.warc_framing import (LZ4, RecordAt, compression_of, container_at, cut_short,
                                            next_record_start, record_id_at, skip_blanks, tail_complete)
 
@@ -86,10 +87,15 @@ def iter_html_pages(path: str | Path, reader: str = "auto") -> Iterator[HtmlPage
     """
     path = Path(path)
     name = path.name
+    check_caps()
     try:
         compression = compression_of(path)
+        empty = path.stat().st_size == 0
     except OSError as exc:
         yield _drop(name, "file", UNREADABLE_FILE, f"{path}: {exc}")
+        return
+    if empty:  # a failed download: a drop the blocking checks see, never a silently empty day
+        yield _drop(name, "file", EMPTY_FILE, f"{path}: the file is empty (0 bytes): a failed download or copy?")
         return
     arc = ".arc" in path.suffixes
     if reader == "warcio" or arc:
@@ -247,6 +253,9 @@ def _page_from_fast_record(record, warc_file: str) -> HtmlPage | Drop:
         raise ValueError(f"record at byte {record.stream_pos} has no Content-Length")
     if rec_type in ("response", "request") and record.http_headers is None and declared.strip() != "0":
         raise ValueError(f"unparseable HTTP block at byte {record.stream_pos}")
+    if record.content_length > _record_cap() + _HTTP_HEAD:  # never read (FastWARC skips it)
+        return _drop(warc_file, item, TOO_LARGE, _too_large(warc_file, item, record.stream_pos,
+                                                            f"declares {record.content_length} bytes"))
     body = record.reader.read()  # every record, read whole: a short one means a cut file
     if len(body) < record.content_length:
         raise ValueError(f"short record at byte {record.stream_pos}")
@@ -271,7 +280,10 @@ def _classify(warc_file: str, item: str, rec_type: str, status: str | None,
     content_type = headers.get("content-type", "").lower()
     if content_type and not content_type.startswith(HTML_TYPES):
         return _drop(warc_file, item, "not_html", content_type.split(";")[0])
-    body = read_body()
+    try:
+        body = read_body()
+    except TooLarge as exc:
+        return _drop(warc_file, item, TOO_LARGE, _too_large(warc_file, item, offset, str(exc)))
     if not body.strip():
         return _drop(warc_file, item, "empty_body", "")
     if not warc_date:
@@ -284,8 +296,21 @@ def _classify(warc_file: str, item: str, rec_type: str, status: str | None,
     return HtmlPage(warc_file, item, clean_target_uri(target_uri), crawled_at, headers, body, offset)
 
 
+_HTTP_HEAD = 64 << 10  # room for a record's HTTP headers on top of the body cap
+
+
+def _record_cap() -> int:
+    return max_record_bytes()
+
+
+def _too_large(warc_file: str, item: str, offset: int, what: str) -> str:
+    return (f"{warc_file}: record {item} at byte {offset}: {what}, past the cap of {_record_cap()} "
+            f"bytes for one record ({RECORD_ENV} raises it); the rest of the file is read")
+
+
 def _decode_http_body(body: bytes, headers: dict[str, str]) -> bytes:
-    """Undo chunked transfer and gzip/deflate/br content encoding, as warcio does.
+    """Undo chunked transfer and gzip/deflate/br content encoding, as warcio does, producing at
+    most the record cap (``TooLarge`` past it: a decompression bomb costs nothing).
 
     FastWARC hands over the raw HTTP body. A body that does not decode as declared is kept
     as it is (servers lie about encodings; crawlers often store decoded bodies).
@@ -293,18 +318,44 @@ def _decode_http_body(body: bytes, headers: dict[str, str]) -> bytes:
     if "chunked" in headers.get("transfer-encoding", "").lower():
         body = _dechunk(body)
     encoding = headers.get("content-encoding", "").lower().strip()
+    cap = _record_cap()
     try:
         if encoding in ("gzip", "x-gzip"):
-            body = zlib.decompress(body, 16 + zlib.MAX_WBITS)
+            body = _inflate(body, 16 + zlib.MAX_WBITS, cap, encoding)
         elif encoding == "deflate":
-            body = zlib.decompress(body)
+            body = _inflate(body, zlib.MAX_WBITS, cap, encoding)
         elif encoding == "br":
-            import brotli
-
-            body = brotli.decompress(body)
+            body = _unbrotli(body, cap)
+    except TooLarge:
+        raise
     except Exception:  # noqa: BLE001 - any decoder error: keep the stored bytes
         pass
+    if len(body) > cap:
+        raise TooLarge(f"its HTTP body is {len(body)} bytes")
     return body
+
+
+def _inflate(body: bytes, wbits: int, cap: int, encoding: str) -> bytes:
+    """zlib's output, at most ``cap`` bytes of it (``TooLarge`` past them)."""
+    stream = zlib.decompressobj(wbits)
+    out = stream.decompress(body, cap + 1)
+    if len(out) > cap:
+        raise TooLarge(f"its HTTP body ({len(body)} bytes, Content-Encoding {encoding}) decodes past {cap} bytes")
+    if not stream.eof:
+        raise zlib.error("the compressed body ends early")  # kept as stored, as before
+    return out
+
+
+def _unbrotli(body: bytes, cap: int) -> bytes:
+    import brotli
+
+    stream = brotli.Decompressor()
+    out = stream.process(body, output_buffer_limit=cap + 1)
+    if len(out) > cap or not stream.is_finished() and not stream.can_accept_more_data():
+        raise TooLarge(f"its HTTP body ({len(body)} bytes, br) decodes past {cap} bytes")
+    if not stream.is_finished():
+        raise brotli.error("the compressed body ends early")
+    return out
 
 
 def _dechunk(body: bytes) -> bytes:
@@ -387,5 +438,14 @@ def _page_from_record(record, warc_file: str, item: str, offset: int) -> HtmlPag
     return _classify(warc_file, item, record.rec_type,
                      (http.get_statuscode() or "").strip() if http is not None else None,
                      {k.lower(): v for k, v in http.headers} if http is not None else None,
-                     lambda: record.content_stream().read(), record.rec_headers.get_header("WARC-Date"),
+                     lambda: _read_capped(record.content_stream()), record.rec_headers.get_header("WARC-Date"),
                      record.rec_headers.get_header("WARC-Target-URI"), offset)
+
+
+def _read_capped(stream) -> bytes:
+    """warcio's decoded body, at most the record cap of it (``TooLarge`` past it)."""
+    cap = _record_cap()
+    body = stream.read(cap + 1)
+    if len(body) > cap:
+        raise TooLarge(f"its HTTP body decodes past {cap} bytes")
+    return body

@@ -134,6 +134,9 @@ def _json_lines(path: Path) -> list[Record]:
     out = []
     for lineno, line in iter_lines(path):
         where = f"line {lineno}"
+        if isinstance(line, Exception):  # a line past the record cap, skipped unread
+            out.append((where, None, str(line)))
+            continue
         try:
             record = json.loads(line)
         except json.JSONDecodeError as exc:
