@@ -294,7 +294,7 @@ def scale_nights(n: int, nights: int = 3) -> dict:
 
     from pastcast import daily
     from pastcast.questions.temporal.memo import TemporalMemo
-    from pastcast.search.index import update_or_build
+    from pastcast.search.index_store import update_or_build
 
     base = scale.HERE / f"n{n}"
     work, snaps = base / "work", base / "snapshots"

@@ -25,7 +25,7 @@ from pastcast.curate.extract import ExtractConfig
 from pastcast.curate.ingest import ingest_paths
 from pastcast.search.visibility import news_window
 from pastcast.drops import Drop, counts_by_reason, drops_frame
-from pastcast.search.index import update_or_build
+from pastcast.search.index_store import update_or_build
 from pastcast.imports import ImportResult, formats_in, run_markets, run_social, walk_files
 from pastcast.io import copy_file, file_digests, sha256_file, write_json, write_parquet, write_text
 from pastcast.questions.audit import render_audit

@@ -21,7 +21,8 @@ from pastcast import pipeline
 from pastcast.cli import main
 from pastcast.daily import NEWS, built_days
 from pastcast.evaluate.environment import ReplayEnvironment
-from pastcast.search.index import META_FILE, ArticleIndex, _tantivy_index, open_or_build
+from pastcast.search.index import META_FILE, ArticleIndex, _tantivy_index
+from pastcast.search.index_store import open_or_build
 from pastcast.store import read_table
 
 
@@ -87,7 +88,7 @@ def test_an_index_changed_after_its_proof_serves_nothing_early(snapshots, tmp_pa
     """Defence in depth: hits are checked against the verified table when served (its date
     gates, its digest vouches for the text), and counts come from the table, so an index
     changed under an open evaluator can reorder results but never show a later article."""
-    from pastcast.search.index import _verified_documents
+    from pastcast.search.index_store import _verified_documents
 
     _, folder = snapshots
     articles = read_table(folder, "articles")

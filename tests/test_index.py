@@ -6,7 +6,8 @@ import pytest
 
 from evalkit import article, ts, write_snapshot
 from pastcast.search import index as index_mod
-from pastcast.search.index import ArticleIndex, end_of_day_exclusive, open_or_build, query_terms
+from pastcast.search.index import ArticleIndex, end_of_day_exclusive, query_terms
+from pastcast.search.index_store import open_or_build
 from pastcast.schemas import ARTICLES, frame
 
 VOCAB = ["harbor", "election", "copper", "satellite", "vaccine", "drought", "tariff", "summit", "orchestra", "glacier"]
@@ -124,7 +125,8 @@ def test_open_or_build_local_then_reuse_then_rebuild_when_stale(tmp_path):
 
 def test_open_or_build_uses_cache_dir_when_snapshot_is_read_only(tmp_path, monkeypatch):
     snap = write_snapshot(tmp_path / "snap", [article("a1", "heron", "heron nest", ts("2024-01-02"))], [], "2024-01-01", "2024-01-31")
-    monkeypatch.setattr(index_mod, "_writable", lambda path: False)
+    from pastcast.search import index_store
+    monkeypatch.setattr(index_store, "_writable", lambda path: False)
     ix = open_or_build(snap, cache_dir=tmp_path / "cache")
     assert ix.path.parent == tmp_path / "cache" and not (snap / "index").exists()
     assert [h.article_id for h in ix.search("heron", date(2024, 1, 2), 3)] == ["a1"]
@@ -217,7 +219,7 @@ def _day_part(frame: pl.DataFrame, folder, key: str):
 
 
 def test_a_working_index_adds_a_new_days_articles_and_scores_like_a_fresh_one(tmp_path):
-    from pastcast.search.index import update_or_build
+    from pastcast.search.index_store import update_or_build
 
     day1, day2 = _news(40, 0, day=1), _news(25, 40, day=2)
     parts = tmp_path / "parts"

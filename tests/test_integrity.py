@@ -63,7 +63,8 @@ def test_an_index_found_in_the_snapshot_is_never_served(snapshot_copy, tmp_path,
     from datetime import datetime, time, timezone  # noqa: F401
 
     from pastcast.evaluate.environment import ReplayEnvironment
-    from pastcast.search.index import ArticleIndex, _fingerprint
+    from pastcast.search.index import ArticleIndex
+    from pastcast.search.index_store import _fingerprint
 
     monkeypatch.setenv("PASTCAST_CACHE", str(tmp_path / "cache"))
     _, folder = snapshot_copy

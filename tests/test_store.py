@@ -13,7 +13,8 @@ import pytest
 from pastcast import pipeline
 from pastcast.daily import NEWS, built_days
 from pastcast.io import read_manifest
-from pastcast.search.index import ArticleIndex, open_or_build
+from pastcast.search.index import ArticleIndex
+from pastcast.search.index_store import open_or_build
 from pastcast.snapshot import latest_version, published_versions, verify, versions
 from pastcast.snapshot_checks import ids_are_unique, run_blocking_checks
 from pastcast.snapshot_gc import collect_garbage

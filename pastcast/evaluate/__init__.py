@@ -19,7 +19,7 @@ _EXPORTS = {
 }
 _ELSEWHERE = {
     "ArticleIndex": "pastcast.search.index", "Hit": "pastcast.search.index",
-    "open_or_build": "pastcast.search.index", "matches": "pastcast.matching", "normalise": "pastcast.matching",
+    "open_or_build": "pastcast.search.index_store", "matches": "pastcast.matching", "normalise": "pastcast.matching",
 }
 
 __all__ = sorted([*_EXPORTS, *_ELSEWHERE])

@@ -17,7 +17,8 @@ from pathlib import Path
 import polars as pl
 
 from pastcast.evaluate.consensus import MarketConsensus
-from pastcast.search.index import ArticleIndex, Hit, open_or_build
+from pastcast.search.index import ArticleIndex, Hit
+from pastcast.search.index_store import open_or_build
 from pastcast.evaluate.scoring import InvalidForecast, validate
 from pastcast.snapshot import MANIFEST, check_integrity, read_manifest
 from pastcast.store import has_table, read_table
