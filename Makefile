@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 
-.PHONY: venv demo test browser dev corpus clean bench-ingest bench-dedup bench-social bench-llm bench-questions
+.PHONY: venv demo test test-slow browser dev corpus clean bench-ingest bench-dedup bench-social bench-llm bench-questions
 
 venv: $(STAMP)
 
@@ -19,8 +19,13 @@ $(STAMP): pyproject.toml
 demo: venv
 	$(BIN)/pastcast demo
 
+# `make test` leaves out the tests marked slow (each over ~10 s, or over real third-party data)
+# so it stays under 10 minutes on 2 cores; `make test-slow` runs those, and CI runs both.
 test: venv
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -m "not slow"
+
+test-slow: venv
+	$(BIN)/python -m pytest -q -m slow
 
 # The report's browser test drives a real headless Chromium: Debian's package (root; apt's
 # registry is the only network it needs). Without it that test is skipped with the reason.

@@ -140,6 +140,7 @@ def _build(tmp_path: Path, warc_name: str):
     return work, result.output
 
 
+@pytest.mark.slow  # over 10 s: `make test-slow` and CI
 @needs_shared
 def test_a_build_of_the_real_file_without_a_time_stamp_gives_news_questions(tmp_path):
     work, output = _build(tmp_path, "fundus-256.warc.gz")
@@ -150,6 +151,7 @@ def test_a_build_of_the_real_file_without_a_time_stamp_gives_news_questions(tmp_
     assert news_questions_in_window(work).passed and "warning:" not in output
 
 
+@pytest.mark.slow  # over 10 s: `make test-slow` and CI
 @needs_shared
 def test_a_build_whose_crawl_days_are_after_its_pages_warns(tmp_path):
     """The same file named as if crawled when its warcinfo was written: every news candidate

@@ -11,6 +11,7 @@ from datetime import date
 from pathlib import Path
 
 import dagster as dg
+import pytest
 import yaml
 from distributed import Client, LocalCluster
 
@@ -20,6 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DAY = date(2026, 1, 7)
 
 
+@pytest.mark.slow  # over 10 s: `make test-slow` and CI
 def test_a_day_runs_on_a_local_dask_cluster(tmp_path, monkeypatch):
     corpus = make_corpus(tmp_path, [DAY])
     home = tmp_path / "dagster_home"

@@ -61,6 +61,7 @@ def _workspace_files(run: Path) -> list[tuple[date, str]]:
     return [(shown, p.read_text(encoding="utf-8")) for p in (run / "workspace").rglob("*") if p.is_file()]
 
 
+@pytest.mark.slow  # over 10 s: `make test-slow` and CI
 @pytest.mark.parametrize("mode", ["per-day", "session"])
 def test_a_scripted_cli_agent_runs_a_fortnight_with_a_crash_and_a_hang(fortnight, tmp_path, monkeypatch, mode):
     snapshot, start = fortnight
@@ -119,6 +120,7 @@ def test_a_scripted_cli_agent_runs_a_fortnight_with_a_crash_and_a_hang(fortnight
     assert leaks(snapshot, _seen(log) + _workspace_files(run)) == []
 
 
+@pytest.mark.slow  # over 10 s: `make test-slow` and CI
 def test_an_interrupted_run_keeps_its_forecasts_and_one_without_leaves_nothing(fortnight, tmp_path, monkeypatch):
     snapshot, start = fortnight
     monkeypatch.setenv("SCRIPTED_LOG", str(tmp_path / "seen.jsonl"))

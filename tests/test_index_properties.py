@@ -147,6 +147,7 @@ def test_search_properties(index, corpus):
     assert empty_cases < N_CASES // 2, empty_cases
 
 
+@pytest.mark.slow  # over 10 s: `make test-slow` and CI
 def test_boundary_articles_flip_exactly_at_midnight(index, corpus):
     """Articles at 00:00:00 of D+1 are invisible on D and visible on D+1; 23:59:59 of D is visible on D."""
     _, rows, doc_terms = corpus

@@ -65,6 +65,7 @@ def test_while_a_build_runs_both_sensors_wait_and_lose_nothing(tmp_path, at_samp
         assert len(_sensor_requests(local, "changed_dumps", instance=instance).run_requests) == 1
 
 
+@pytest.mark.slow  # over 10 s: `make test-slow` and CI
 def test_one_landing_of_the_sample_is_one_build_one_version_one_evaluation(tmp_path, at_sample_end):
     corpus = make_corpus(tmp_path, [])  # the dumps, imported before the landing
     local = local_defs(tmp_path, corpus)

@@ -130,6 +130,7 @@ def _assert_scored_like_eval_score(snapshot, run, tmp_path):
     assert mine.equals(theirs)
 
 
+@pytest.mark.slow  # over 10 s: `make test-slow` and CI
 def test_a_stdio_client_replays_the_demo_snapshot_and_is_scored_like_eval_score(demo_snapshot, tmp_path):
     run = tmp_path / "run"
     params = StdioServerParameters(command=sys.executable, args=_mcp_args(demo_snapshot, run),

@@ -274,6 +274,7 @@ def test_a_working_folder_from_before_daily_partitions_does_not_double_its_drops
     assert read_manifest(folder)["drops_by_reason"] == read_manifest(root / "snapshots" / "t" / "v2")["drops_by_reason"]
 
 
+@pytest.mark.slow  # over 10 s: `make test-slow` and CI
 def test_a_new_window_built_from_the_cli_matches_one_build_of_both(tmp_path):
     from click.testing import CliRunner
 

@@ -27,6 +27,7 @@ def test_the_labels_file_is_well_formed_and_covers_both_halves_and_many_language
     assert len(languages) >= 10 and languages["en"] < sum(languages.values()) / 2
 
 
+@pytest.mark.slow  # over 10 s: `make test-slow` and CI
 @pytest.mark.skipif(not FUNDUS_WARC.is_file(), reason=f"shared data absent: {FUNDUS_WARC} (see ../shared/data/README.md)")
 def test_the_cue_scorer_on_the_real_fundus_pages(tmp_path):
     labels = [r for r in bench.load_labels() if r["set"] == "fundus"]

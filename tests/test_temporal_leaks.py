@@ -353,6 +353,7 @@ from warcs import SHARED  # noqa: E402
 REAL = SHARED / "warc" / "derived" / "CC-NEWS-like-fundus-256.warc.gz"
 
 
+@pytest.mark.slow  # over 10 s: `make test-slow` and CI
 @pytest.mark.skipif(not (REAL.is_file() and (SHARED / "markets" / "autocast").is_dir()),
                     reason=f"real third-party data not present at {SHARED} (fresh clone)")
 def test_real_questions_written_on_their_open_dates_rarely_fire_against_real_news(tmp_path):
