@@ -9,6 +9,7 @@ import json
 import os
 import re
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
@@ -151,18 +152,24 @@ def read_manifest(folder: str | Path) -> dict:
     files = (manifest.get("files") or {}) if isinstance(manifest, dict) else None
     if not isinstance(tables, dict) or not isinstance(files, dict) or not all(
             isinstance(info, dict) and (_stored_parts(table, info.get("parts")) if "parts" in info
-                                        else _plain_name(info.get("file")))
+                                        else plain_name(info.get("file")))
             for table, info in tables.items()) or not all(
-            isinstance(info, dict) and _plain_name(info.get("file")) for info in files.values()):
+            isinstance(info, dict) and plain_name(info.get("file")) for info in files.values()):
         raise ValueError(f"{path}: not a snapshot manifest (tables must each name a file of the version's "
                          "own folder or parts of its snapshot's store, files a file of the folder)")
     manifest.setdefault("tables", {})
     return manifest
 
 
-def _plain_name(name) -> bool:
-    """A file name of the folder itself: no path, no '..' (a manifest never points elsewhere)."""
-    return isinstance(name, str) and name not in ("", ".", "..") and Path(name).name == name
+def plain_name(name) -> bool:
+    """A file name of a folder itself, one component: no separator, not ``.`` or ``..``, no NUL
+    (a manifest never points elsewhere; a note never leads out of its folder)."""
+    return isinstance(name, str) and name not in ("", ".", "..") and "/" not in name and "\0" not in name
+
+
+def warn(message: str) -> None:
+    """A warning on stderr (stdout may be an MCP client's channel, or a command's result)."""
+    print(f"warning: {message}", file=sys.stderr, flush=True)
 
 
 def _stored_parts(table: str, parts) -> bool:

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import date, datetime, timezone
 from pathlib import Path
 
@@ -51,3 +54,20 @@ def write_snapshot(root: Path, articles: list[dict], questions: list[dict], star
     manifest = {"name": name, "version": version, "window": {"start": start, "end": end}}
     (root / "manifest.json").write_text(json.dumps(manifest))
     return root
+
+
+@contextmanager
+def last_day_held(work: Path, held: Path) -> Iterator[date]:
+    """A build's working folder without its last crawl day inside the block (the day's news and
+    news questions moved to ``held``), with it back after: a version, then the nightly one."""
+    from pastcast import pipeline
+    from pastcast.daily import NEWS, built_days
+
+    last = built_days(work)[-1]
+    day = f"day={last.isoformat()}"
+    for sub in (NEWS, pipeline.NEWS_QUESTIONS):
+        (held / sub).mkdir(parents=True)
+        shutil.move(work / sub / day, held / sub / day)
+    yield last
+    for sub in (NEWS, pipeline.NEWS_QUESTIONS):
+        shutil.move(held / sub / day, work / sub / day)

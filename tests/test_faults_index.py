@@ -16,10 +16,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 from click.testing import CliRunner
+from evalkit import last_day_held
 
 from pastcast import pipeline
 from pastcast.cli import main
-from pastcast.daily import NEWS, built_days
 from pastcast.evaluate.environment import ReplayEnvironment
 from pastcast.search.index import META_FILE, ArticleIndex, _tantivy_index
 from pastcast.search.index_store import open_or_build
@@ -151,14 +151,8 @@ def two_versions(demo_snapshot, tmp_path_factory):
     root = tmp_path_factory.mktemp("grow")
     work = root / "work"
     shutil.copytree(demo_snapshot.parent.parent.parent / "work", work)
-    last = built_days(work)[-1]
-    held = root / "held"
-    for sub in (NEWS, pipeline.NEWS_QUESTIONS):
-        (held / sub).mkdir(parents=True)
-        shutil.move(work / sub / f"day={last.isoformat()}", held / sub / f"day={last.isoformat()}")
-    v1 = pipeline.tail(work, root / "snapshots", "s")
-    for sub in (NEWS, pipeline.NEWS_QUESTIONS):
-        shutil.move(held / sub / f"day={last.isoformat()}", work / sub / f"day={last.isoformat()}")
+    with last_day_held(work, root / "held"):
+        v1 = pipeline.tail(work, root / "snapshots", "s")
     v2 = pipeline.tail(work, root / "snapshots", "s")
     return v1, v2
 

@@ -192,23 +192,9 @@ def test_any_bad_value_in_any_field_of_any_format_never_stops_the_import(tmp_pat
 
 # ------------------------------------------------------------------ caps on decompression
 
-def _zstd_lines(path: Path, before: list[dict], huge: int, after: list[dict]) -> Path:
-    """An ndjson.zst file: ``before`` lines, one comment of ``huge`` bytes, ``after`` lines;
-    written a megabyte at a time (a few kilobytes on disk)."""
-    writer = zstandard.ZstdCompressor(level=3).compressobj()
-    parts = [writer.compress("".join(json.dumps(r) + "\n" for r in before).encode())]
-    parts.append(writer.compress(b'{"id": "huge", "created_utc": 1767225600, "body": "'))
-    block = b"x" * (1 << 20)
-    for _ in range(huge >> 20):
-        parts.append(writer.compress(block))
-    parts.append(writer.compress(b'"}\n' + "".join(json.dumps(r) + "\n" for r in after).encode()))
-    parts.append(writer.flush())
-    path.write_bytes(b"".join(parts))
-    return path
-
-
-def _gzip_lines(path: Path, before: list[dict], huge: int, after: list[dict]) -> Path:
-    writer = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+def _lines_around(path: Path, writer, before: list[dict], huge: int, after: list[dict]) -> Path:
+    """``before`` lines, one comment of ``huge`` bytes, ``after`` lines, through ``writer`` (a
+    compressor object) a megabyte at a time: a few kilobytes on disk."""
     parts = [writer.compress("".join(json.dumps(r) + "\n" for r in before).encode()),
              writer.compress(b'{"id": "huge", "created_utc": 1767225600, "body": "')]
     block = b"x" * (1 << 20)
@@ -218,6 +204,14 @@ def _gzip_lines(path: Path, before: list[dict], huge: int, after: list[dict]) ->
     parts.append(writer.flush())
     path.write_bytes(b"".join(parts))
     return path
+
+
+def _zstd_lines(path: Path, before: list[dict], huge: int, after: list[dict]) -> Path:
+    return _lines_around(path, zstandard.ZstdCompressor(level=3).compressobj(), before, huge, after)
+
+
+def _gzip_lines(path: Path, before: list[dict], huge: int, after: list[dict]) -> Path:
+    return _lines_around(path, zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS), before, huge, after)
 
 
 @pytest.mark.parametrize("write", [_zstd_lines, _gzip_lines], ids=["zst", "gz"])

@@ -11,7 +11,9 @@ import polars as pl
 import pytest
 
 from pastcast import pipeline
-from pastcast.daily import NEWS, built_days
+from evalkit import last_day_held
+
+from pastcast.daily import built_days
 from pastcast.io import read_manifest
 from pastcast.search.index import ArticleIndex
 from pastcast.search.index_store import open_or_build
@@ -37,17 +39,11 @@ def two_versions(demo_snapshot, tmp_path_factory):
     root = tmp_path_factory.mktemp("store")
     work = root / "work"
     shutil.copytree(demo_snapshot.parent.parent.parent / "work", work)
-    last = built_days(work)[-1]
-    held = root / "held"
-    for sub in (NEWS, pipeline.NEWS_QUESTIONS):
-        (held / sub).mkdir(parents=True)
-        shutil.move(work / sub / f"day={last.isoformat()}", held / sub / f"day={last.isoformat()}")
     snapshots = root / "snapshots"
-    v1 = pipeline.tail(work, snapshots, "s")
-    first = {"bytes": store_bytes(snapshots / "s"), "manifest": (v1 / "manifest.json").read_bytes(),
-             "questions": read_table(v1, "questions"), "articles": read_table(v1, "articles")}
-    for sub in (NEWS, pipeline.NEWS_QUESTIONS):
-        shutil.move(held / sub / f"day={last.isoformat()}", work / sub / f"day={last.isoformat()}")
+    with last_day_held(work, root / "held"):
+        v1 = pipeline.tail(work, snapshots, "s")
+        first = {"bytes": store_bytes(snapshots / "s"), "manifest": (v1 / "manifest.json").read_bytes(),
+                 "questions": read_table(v1, "questions"), "articles": read_table(v1, "articles")}
     v2 = pipeline.tail(work, snapshots, "s")
     return work, snapshots, v1, v2, first, store_bytes(snapshots / "s")
 

@@ -15,16 +15,13 @@ import stat
 from collections.abc import Iterable
 from pathlib import Path
 
+from pastcast.io import plain_name
+
 _DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 class Escape(ValueError):
     """A name that would lead out of its folder: a link, or not the kind of entry expected."""
-
-
-def plain_name(name) -> bool:
-    """One component: no separator, not ``.`` or ``..``, no NUL."""
-    return isinstance(name, str) and name not in ("", ".", "..") and "/" not in name and "\0" not in name
 
 
 def _check(name: str) -> None:

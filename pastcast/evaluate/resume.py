@@ -13,7 +13,6 @@ forecasts, so the lines appended next never follow a torn one or repeat a droppe
 
 from __future__ import annotations
 
-import sys
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -22,15 +21,13 @@ from pathlib import Path
 
 from pastcast.evaluate.environment import LedgerEntry, ReplayEnvironment
 from pastcast.evaluate.scoring import InvalidForecast
-from pastcast.io import loads_json, write_text
+from pastcast.io import loads_json, warn, write_text
 
 Warn = Callable[[str], None]
 REPLACE_HINT = "--force replaces the run"
 
 
-def warn_stderr(message: str) -> None:
-    """The default for a resume's warnings: stderr (stdout may be an MCP client's channel)."""
-    print(f"warning: {message}", file=sys.stderr, flush=True)
+warn_stderr = warn  # the default for a resume's warnings: stderr (stdout may be an MCP client's channel)
 
 
 @dataclass(frozen=True)

@@ -11,13 +11,12 @@ import io
 import json
 import os
 import shutil
-import sys
 import tempfile
 from pathlib import Path
 
 import polars as pl
 
-from pastcast.io import MANIFEST, locked, read_manifest, write_parquet
+from pastcast.io import MANIFEST, locked, read_manifest, warn, write_parquet
 from pastcast.schemas import ARTICLES, TABLES, scan_parts
 from pastcast.search.index import (INDEX_FORMAT, META_FILE, ArticleIndex, _add, _batches, _exists, _searchable,
                                    _tantivy_index)
@@ -225,18 +224,13 @@ def _proven(path: Path, documents: DocumentDigests) -> ArticleIndex | None:
         raise
     except BaseException as exc:  # noqa: BLE001 - tantivy panics on some damaged files (a BaseException)
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        _warn(f"{path}: the cached search index cannot be read ({reason}): built again from the verified table")
+        warn(f"{path}: the cached search index cannot be read ({reason}): built again from the verified table")
         return None
     difference = documents.difference(held)
     if difference is not None:
-        _warn(f"{path}: the cached search index is not the verified table's ({difference}): built again")
+        warn(f"{path}: the cached search index is not the verified table's ({difference}): built again")
         return None
     return ArticleIndex(index, path, documents)
-
-
-def _warn(message: str) -> None:
-    """On stderr, like the evaluator's other warnings (stdout may be an MCP client's channel)."""
-    print(f"warning: {message}", file=sys.stderr, flush=True)
 
 
 def _build_into(target: Path, snapshot_dir: Path, table: str, fingerprint: str,
