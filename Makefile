@@ -133,12 +133,25 @@ bench-extraction-threshold: venv
 bench-selection: venv
 	$(BIN)/python bench/selection.py
 
+# Market and dataset question sets (issue 37): families by structure, templates that fix their
+# answer, one series at few horizons; the replaced stage beside the new one (see bench/README.md)
+.PHONY: bench-template-families
+bench-template-families: venv
+	$(BIN)/python bench/template_families.py
+
 # Yes/no questions through every check: the outcome-report rule's precision and recall on two
 # labelled sets (tuning and held-out halves), and what the checks change on the peer's July 2024
 # set (CF_JULY=path, see bench/peer_yes_no.py) and on the ForecastBench build (see bench/README.md)
 .PHONY: bench-yes-no
 bench-yes-no: venv
 	$(BIN)/python bench/yes_no_checks.py $(if $(CF_JULY),--peer-file $(CF_JULY),)
+
+# Wrong drops of validation and question dedup on real peer market sets (issue 37): hand-labelled
+# drops before and after, tune and held-out halves (PEER_REAL=folder of the consistency-forecasting
+# files, default /tmp/peer; see bench/README.md)
+.PHONY: bench-peer-drops
+bench-peer-drops: venv
+	$(BIN)/python bench/peer_drops.py $(if $(PEER_REAL),--peer-dir $(PEER_REAL),)
 
 # Question categories against 444 hand-labelled real questions (ForecastBench, Autocast with
 # their tags): the replaced keyword rule beside the classifier, tune and held-out halves (see bench/README.md)

@@ -15,7 +15,7 @@ ForecastBench questions are classified the way the pipeline does it: the markets
 ``category_of(question, tags=, source=market_source(market_id))``, as in ``market_questions``.
 
 Split: tune and held-out halves by ``_common.split_half`` of the title's template family
-(``pastcast.questions.templates.template_family``: names and numbers masked), so near-copies
+(``split_key``: names and numbers masked, frozen with the labels), so near-copies
 ("Will Google / xAI / Anthropic have the top AI model on December 31?") fall in one half. The
 keyword lists were tuned on the tune half only.
 
@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -61,10 +62,24 @@ def group_of(row: dict) -> str:
     return "markets" if row["source"] in MARKET_SOURCES else "datasets"
 
 
-def half_of(title: str) -> str:
-    from pastcast.questions.templates import template_family
+# The split's key is frozen with the labels: the title masked as pastcast's template families
+# were when the set was labelled (numbers, quoted strings and capitalised names). A later change
+# to the library's families must not move labelled rows between the halves.
+_NUMBER = re.compile(r"\d[\d,.\-/:]*")
+_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|“[^”]*”|‘[^’]*’")
+_WORD = re.compile(r"\b[^\W\d_][\w\-&.]*")
+_NAMES = re.compile(r"N(?:\s+N)+")
+_JOINED_NAMES = re.compile(r"N(?:\s*[–—-]\s*N)+")
 
-    return split_half(f"categories:{template_family(title)}")
+
+def split_key(title: str) -> str:
+    masked = _QUOTED.sub("Q", _NUMBER.sub("#", title or ""))
+    masked = _NAMES.sub("N", _WORD.sub(lambda w: "N" if w[0][0].isupper() else w[0], masked))
+    return " ".join(_JOINED_NAMES.sub("N", masked).split())
+
+
+def half_of(title: str) -> str:
+    return split_half(f"categories:{split_key(title)}")
 
 
 def attach_inputs(labels: list[dict]) -> list[dict]:

@@ -49,7 +49,8 @@ DROPS = {
 
 QUESTIONS = {
     "question_id": pl.String,
-    "title": pl.String,
+    "title": pl.String,  # as a forecaster reads it (pastcast.questions.titles)
+    "original_title": pl.String,  # the title as its source wrote it, when that differs; else null
     "background": pl.String,
     "resolution_criteria": pl.String,
     "answer": pl.String,
@@ -183,7 +184,7 @@ def columns_frame(columns: Mapping[str, list], schema: Mapping[str, pl.DataType]
 # version lacks them (readers see nulls; the schema check accepts their absence).
 ADDED_LATER: dict[str, tuple[str, ...]] = {
     "articles": ("published_local_date", "published_utc_offset_minutes"),
-    "questions": ("answer_type_original",),
+    "questions": ("answer_type_original", "original_title"),
     "markets": ("tags",),
 }
 

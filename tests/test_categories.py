@@ -245,6 +245,20 @@ def _labels() -> list[dict]:
     return [json.loads(line) for line in LABELS.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
+def _bench_categories():
+    """bench/categories.py (it imports bench/_common as ``_common``)."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        spec = importlib.util.spec_from_file_location("bench_categories", ROOT / "bench" / "categories.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+    return module
+
+
 def _split_seed() -> str:
     spec = importlib.util.spec_from_file_location("bench_common", ROOT / "bench" / "_common.py")
     module = importlib.util.module_from_spec(spec)
@@ -253,13 +267,13 @@ def _split_seed() -> str:
 
 
 def test_the_labelled_set_is_split_by_template_family():
-    from pastcast.questions.templates import template_family
+    split_key = _bench_categories().split_key
 
     rows = _labels()
     assert len(rows) >= 200 and {r["label"] for r in rows} <= set(VOCABULARY)
     seed = _split_seed()
     for r in rows:
-        digest = hashlib.sha256(f"{seed}:categories:{template_family(r['title'])}".encode()).digest()
+        digest = hashlib.sha256(f"{seed}:categories:{split_key(r['title'])}".encode()).digest()
         assert r["half"] == ("tune" if digest[0] % 2 == 0 else "heldout"), r["id"]
     halves = {h: sum(r["half"] == h for r in rows) for h in ("tune", "heldout")}
     assert min(halves.values()) >= 0.4 * len(rows)

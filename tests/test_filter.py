@@ -399,3 +399,18 @@ def test_the_audit_lists_a_bounded_number_of_questions_a_reason_and_counts_them_
     assert sum(f"`gen{i}`" in text for i in range(10)) == 3  # listed: the first three
     assert "… and 7 more (all of them in the drops table)" in text
     assert f"## Dropped questions ({len(run.drops) + 10:,})" in text  # every drop counted
+
+
+def test_articles_that_are_not_parquet_are_a_clear_error(tmp_path):
+    """A snapshot's LATEST pointer (a text file) given as --articles: one Error line, no traceback."""
+    latest = tmp_path / "LATEST"
+    latest.write_text("v1\n", encoding="utf-8")
+    questions = tmp_path / "q.parquet"
+    frame([], QUESTIONS).write_parquet(questions)
+    result = CliRunner().invoke(main, ["questions", "filter", "--questions", str(questions), "--articles", str(latest),
+                                       "--out", str(tmp_path / "out")])
+    assert result.exit_code == 1 and "not a Parquet file of articles" in result.output
+    assert isinstance(result.exception, SystemExit)  # a ClickException's exit, not an escaped error
+    wrong_table = CliRunner().invoke(main, ["questions", "filter", "--questions", str(questions), "--articles",
+                                            str(questions), "--out", str(tmp_path / "out2")])
+    assert wrong_table.exit_code == 1 and "not a table of articles" in wrong_table.output

@@ -115,3 +115,53 @@ def test_the_llm_pass_needs_a_model():
     arts = frame([article("a", "News", "Nothing happened.", ts("2026-02-01"))], ARTICLES)
     with pytest.raises(ValueError, match="needs an LLM"):
         filter_questions(frame([CLEAN], QUESTIONS), arts, FilterConfig(quality_llm=True))
+
+
+@pytest.mark.parametrize("where, sentence", [
+    ("background", "If there is no clear consensus, I will resolve it based on my judgement using any material "
+                   "released by OpenAI."),
+    ("background", "Resolves based on my subjective opinion of the news."),
+    ("background", "The creator will use their judgment to determine if this criterion is met."),
+    ("background", "The creator states they will resolve based on the spirit of the question."),
+    ("resolution_criteria", "Please see THIS COMMENT from the 2026 market for more guidance about what a YES "
+                            "resolution might look like."),
+    ("resolution_criteria", "Resolves NO if no files are presented in the comments by the closing time."),
+])
+def test_a_question_its_creator_settles_is_flagged_with_the_sentence_that_says_so(where, sentence):
+    text = f"Resolves Yes if the council approves the plan by March 2026, as announced. {sentence} Thanks!"
+    got = dict(question_flags({**CLEAN, where: text}))
+    assert "resolves_on_creator_comment" in got
+    detail = got["resolves_on_creator_comment"]
+    assert sentence.rstrip(".")[:60] in detail and "council" not in detail and "Thanks" not in detail
+    assert detail.startswith("criteria: " if where == "resolution_criteria" else "background: ")
+
+
+@pytest.mark.parametrize("text", [
+    "Resolves to the person named, as announced by Norhaven Rail.",
+    # the platform's own rule, not a person's judgement
+    "If the result is disputed, Metaculus admins will resolve the question at their discretion, as announced.",
+    # updates the creator appended are shown to the forecaster: not a pointer elsewhere
+    "Update 2025-06-21 (PST) (AI summary of creator comment): a single strike is not enough, as announced.",
+    "Comment if you have any questions or news, as announced by the board in March 2026.",
+])
+def test_a_source_or_a_shown_update_is_not_a_creator_comment(text):
+    assert "resolves_on_creator_comment" not in flags_of(resolution_criteria=text, background=text)
+
+
+def test_creator_comment_flags_keep_every_question_and_skip_other_languages():
+    settled = {**CLEAN, "question_id": "settled", "background": "I will resolve this based on my own judgement."}
+    qs = frame([CLEAN, settled], QUESTIONS)
+    table = quality_flags(qs)
+    assert table.filter(pl.col("flag") == "resolves_on_creator_comment")["question_id"].to_list() == ["settled"]
+    assert quality_summary(qs, table)["by_flag"]["resolves_on_creator_comment"] == 1
+    ru = {"title": "Кто станет мэром Казани в 2026 году?", "answer": "Иван Петров",
+          "resolution_criteria": "По данным избирательной комиссии.",
+          "background": "I will resolve by my judgement."}
+    assert "resolves_on_creator_comment" not in flags_of(**ru)
+
+
+def test_a_group_label_in_front_of_the_title_is_read_past():
+    assert "yes_no_mismatch" in flags_of(title="Norhaven Rail: Will a new chief executive be named in March 2026?")
+    assert "yes_no_mismatch" in flags_of(title="[Norhaven Rail] Will a new chief executive be named in March 2026?")
+    assert "yes_no_mismatch" in flags_of(title="Eurovision 2026: Who will win in May 2026?", answer="Yes",
+                                         answer_type="binary")

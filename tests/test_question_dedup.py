@@ -3,6 +3,9 @@
 import random
 from datetime import date, timedelta
 
+import pytest
+
+from pastcast.questions import question_dedup
 from pastcast.questions.question_dedup import QuestionDedupConfig, merge_duplicates
 from test_leakage import question, questions, synthetic_questions
 
@@ -216,3 +219,91 @@ def test_a_nightly_build_replays_the_last_grouping_and_compares_only_its_new_que
     again = merge_duplicates(questions(*old, *new, *later, early), memo=memo)
     assert memo.replayed == 0
     _same_result(again, merge_duplicates(questions(*old, *new, *later, early)))
+
+
+# --- issue 37: swapped roles and another polarity are other events -----------------------------
+
+def _pair(title_a, title_b, answer="No", kind="binary"):
+    return questions(question("a", title_a, answer, kind=kind, source="market", open_date=D,
+                              resolution_date=D + timedelta(days=40)),
+                     question("b", title_b, answer, kind=kind, source="market", open_date=D + timedelta(days=1),
+                              resolution_date=D + timedelta(days=40)))
+
+
+YES_NO, PERSON = ("No", "binary"), ("Ana Ruiz", "person")
+# each pair answered alike, and merged by the other rules alone: the same words for a yes/no
+# answer (an English "not" is a stop word), nested ones for a named answer
+DISTINCT = [
+    # roles swapped: the shared names in the other order
+    ("Will Israel carry out a deadly attack within Iran before May 1, 2024?",
+     "Will Iran carry out a deadly attack within Israel before May 1, 2024?", YES_NO),
+    ("Will Brazil beat Argentina in the Copa America final in 2026?",
+     "Will Argentina beat Brazil in the Copa America final in 2026?", YES_NO),
+    ("Wird Israel vor Mai 2026 den Iran angreifen?", "Wird Iran vor Mai 2026 den Israel angreifen?", YES_NO),
+    ("Нападёт ли Израиль на Иран до мая 2026 года?", "Нападёт ли Иран на Израиль до мая 2026 года?", YES_NO),
+    ("Who will be Veloria's ambassador to Kestrel in 2026?", "Who will be Kestrel's ambassador to Veloria in 2026?",
+     PERSON),
+    ("Qui sera l'ambassadeur de la Veloria en Kestrel en 2026 ?",
+     "Qui sera l'ambassadeur de la Kestrel en Veloria en 2026 ?", PERSON),
+    # another polarity: a negation in one title only, or of another kind
+    ("Will Lina Okafor win the 2026 Kestrel Bay mayoral election?",
+     "Will Lina Okafor not win the 2026 Kestrel Bay mayoral election?", YES_NO),
+    ("Who will win a seat in the 2026 Kestrel Bay council election?",
+     "Who won't win a seat in the 2026 Kestrel Bay council election?", PERSON),
+    ("Who will win a seat in the 2026 Kestrel Bay council election?",
+     "Who will fail to win a seat in the 2026 Kestrel Bay council election?", PERSON),
+    ("Who will not win a seat in the 2026 Kestrel Bay council election?",
+     "Who will never win a seat in the 2026 Kestrel Bay council election?", PERSON),
+    ("Wer wird 2026 einen Sitz im Rat von Kestrel Bay gewinnen?",
+     "Wer wird 2026 keinen Sitz im Rat von Kestrel Bay gewinnen?", PERSON),
+    ("¿Quién ganará un escaño en el consejo de Kestrel Bay en 2026?",
+     "¿Quién no ganará un escaño en el consejo de Kestrel Bay en 2026?", PERSON),
+    ("Qui gagnera un siège au conseil de Kestrel Bay en 2026 ?",
+     "Qui ne gagnera jamais un siège au conseil de Kestrel Bay en 2026 ?", PERSON),
+    ("Кто получит место в совете Кестрел-Бэй в 2026 году?", "Кто не получит место в совете Кестрел-Бэй в 2026 году?",
+     PERSON),
+    ("谁将在2026年赢得凯斯特尔湾议会的席位？", "谁将在2026年没有赢得凯斯特尔湾议会的席位？", PERSON),
+]
+
+
+@pytest.mark.parametrize("title_a, title_b, answer", DISTINCT)
+def test_swapped_roles_and_another_polarity_never_merge(title_a, title_b, answer, monkeypatch):
+    pair = _pair(title_a, title_b, *answer)
+    assert merge_duplicates(pair).drops == []
+    # the other rules alone merge them: the new rule is what keeps them apart
+    monkeypatch.setattr(question_dedup, "distinct_events", lambda ta, tb: None)
+    assert _merges(merge_duplicates(pair)) == [("b", "a")]
+
+
+@pytest.mark.parametrize("title_a, title_b, answer", [
+    # joined names are one group: their order says nothing about roles
+    ("Will Trump and Biden debate before June 30, 2024?", "Will Biden and Trump debate before June 30, 2024?", YES_NO),
+    ("Will Germany vs Greece end in a draw in June 2026?", "Will Greece vs Germany end in a draw in June 2026?",
+     YES_NO),
+    ("Who will win the 2026 final of Veloria and Kestrel?", "Who will win the 2026 Kestrel and Veloria final?", PERSON),
+    # a clause moved is no exchange of roles
+    ("Per Coinbase, will Bitcoin hit $100,000 by June 2026?", "Will Bitcoin hit $100,000 by June 2026 per Coinbase?",
+     YES_NO),
+    ("At the Paris Olympics, will Simone Biles win gold in 2024?",
+     "Will Simone Biles win gold at the Paris Olympics in 2024?", YES_NO),
+    # the same order and the same negations; "No. 1" and an A-not-A question deny nothing
+    ("Will Israel not attack Iran before May 2026?", "Will Israel not attack Iran before May 2026?", YES_NO),
+    ("Will Nvidia be No. 1 by market cap in June 2026?", "Will Nvidia be No. 1 by market cap in June, 2026?", YES_NO),
+    ("Wer wird 2026 keinen Sitz im Rat von Kestrel Bay gewinnen?",
+     "Wer wird keinen Sitz im Rat von Kestrel Bay 2026 gewinnen?", PERSON),
+    ("Кто не получит место в совете Кестрел-Бэй в 2026 году?", "Кто не получит место в совете Кестрел-Бэй в 2026 г.?",
+     PERSON),
+])
+def test_joined_names_and_the_same_polarity_still_merge(title_a, title_b, answer):
+    assert _merges(merge_duplicates(_pair(title_a, title_b, *answer))) == [("b", "a")]
+
+
+def test_words_that_look_like_negations_deny_nothing():
+    from pastcast.questions.event_roles import negation_kinds
+
+    for title in ("特朗普会不会赢得2024年大选？", "他是不是下一任市长？", "Will Nvidia be No. 1 in 2026?", "Will it rise to no 5?",
+                  "Will the non-profit convert in 2026?", "Will X happen, yes or no?"):
+        assert not negation_kinds(title), title
+    for title, kind in (("特朗普不会赢得大选", "not"), ("Will there be no recession in 2026?", "not"),
+                        ("Will X never win?", "never"), ("Will X fail to win?", "fail"), ("Wird X nicht gewinnen?", "not")):
+        assert kind in negation_kinds(title), title

@@ -135,18 +135,30 @@ def questions_generate(articles_dir: str, out_dir: str, generator: str, model: s
                    "over many series or entities; never fewer than 10 each): template_family_cap.")
 @click.option("--no-template-cap", is_flag=True, help="Keep every question of a template family.")
 @click.option("--max-base-rate", type=click.FloatRange(min=0.5, max=1), default=0.95, show_default=True,
-              help="Drop a market or dataset question when its template family's questions resolved "
-                   "before it opens gave one answer at least this often (at least 10 of them): "
-                   "base_rate_answers.")
-@click.option("--no-base-rate-check", is_flag=True, help="Keep questions their family's base rate answers.")
+              help="Drop a market or dataset question whose template family gave one answer at least "
+                   "this often: its members resolved by the day it opens (at least "
+                   "--min-family-resolved of them), or for a family's first round its other rounds "
+                   "(other days, other series; at least 10): fixed_answer_family.")
+@click.option("--min-family-resolved", type=click.IntRange(min=1), default=10, show_default=True,
+              help="Resolved members a family needs by a question's open date before its answer "
+                   "share counts.")
+@click.option("--families-judged-at-open", is_flag=True,
+              help="Judge a family only by its members resolved by a question's open date (a "
+                   "family's first round is then kept).")
+@click.option("--no-base-rate-check", is_flag=True, help="Keep questions whose template family fixes the answer.")
+@click.option("--max-horizons", type=click.IntRange(min=1), default=2, show_default=True,
+              help="At most this many questions per data series (one series asked at several "
+                   "horizons or rounds), horizons spread: series_horizon_cap.")
+@click.option("--no-horizon-cap", is_flag=True, help="Keep every horizon of a data series.")
 def questions_filter(questions_file: str, articles_dir: str, out_dir: str, window_start, window_end,
                      min_window_days: int, max_answer_words: int, answer_types: str | None, judge: bool,
                      too_easy: bool, label_noise: bool, quality_llm: bool, model: str | None, api_base: str | None,
                      max_cost: float | None, max_tokens: int | None, concurrency: int,
                      max_template_share: float, no_template_cap: bool, max_base_rate: float,
-                     no_base_rate_check: bool) -> None:
+                     min_family_resolved: int, families_judged_at_open: bool, no_base_rate_check: bool,
+                     max_horizons: int, no_horizon_cap: bool) -> None:
     """Filter candidate questions: validation, leaks, duplicates, resolution-date revision,
-    template families capped.
+    templates that fix their answer dropped, data series and template families capped.
 
     \b
     Writes OUT/questions.parquet (kept, with revised resolution dates, original dates and
@@ -185,7 +197,10 @@ def questions_filter(questions_file: str, articles_dir: str, out_dir: str, windo
                                     window_end=window_end.date() if window_end else window[1]),
             difficulty=DifficultyConfig(too_easy=too_easy, label_noise=label_noise),
             templates=TemplateCapConfig(max_share=None if no_template_cap else max_template_share,
-                                        max_base_rate=None if no_base_rate_check else max_base_rate),
+                                        max_base_rate=None if no_base_rate_check else max_base_rate,
+                                        base_rate_min_resolved=min_family_resolved,
+                                        judged_at_open_only=families_judged_at_open,
+                                        max_horizons=None if no_horizon_cap else max_horizons),
             quality_llm=quality_llm)
         config = with_(config, revision=with_(config.revision, min_window_days=min_window_days))
         settings, llm_judge = None, None
@@ -227,6 +242,16 @@ def coverage_table(coverage: dict) -> Table:
     return table
 
 
+def _parse_maps(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> tuple:
+    """``--map FIELD=PATH`` values checked before anything is read (a bad one is a usage error)."""
+    from pastcast.questions.peers import MapError, parse_maps
+
+    try:
+        return parse_maps(values)
+    except MapError as exc:
+        raise click.BadParameter(str(exc), ctx=ctx, param=param) from exc
+
+
 @questions.command("import")
 @click.option("--format", "fmt", required=True,
               type=click.Choice(["openforesight", "futuresim", "forecastbench", "jsonl"]),
@@ -242,29 +267,41 @@ def coverage_table(coverage: dict) -> Table:
               help="A question without an open date of its own opens on this day (FutureSim opens every "
                    "question on its start day); before --horizon-days.")
 @click.option("--force", is_flag=True, help="Replace an earlier import in OUT (a non-empty OUT is refused without it).")
+@click.option("--map", "maps", multiple=True, metavar="FIELD=PATH", callback=_parse_maps,
+              help="Read FIELD from PATH, a column or a dotted path into nested JSON "
+                   "(answer=resolution, article_url=metadata.article_information.article_url); repeatable; "
+                   "replaces the format's own names for FIELD; not for forecastbench (docs/peer-imports.md).")
 def questions_import(fmt: str, inputs: tuple[str, ...], out_dir: str, horizon_days: int | None, open_date,
-                     force: bool) -> None:
+                     force: bool, maps: tuple) -> None:
     """Import a peer's question files (FILE... or folders of them) as candidate questions.
 
     \b
     Every row is a candidate in OUT/questions.parquet or a drop in OUT/drops.parquet, whose
     detail names its file and row (unreadable_row, missing_field, bad_date, bad_value,
-    duplicate_question_id); OUT/import.json counts them and maps each answer-type label to its
-    type. Then filter them like generated questions, e.g.
+    duplicate_question_id); OUT/import.json counts them, maps each answer-type label to its
+    type and lists the input columns nothing read. Source articles (--map article_url=...,
+    article_date, article_title/article_text; OpenForesight's own) go to OUT/articles.parquet.
+    Then filter them like generated questions, e.g.
       pastcast questions import --format openforesight test-00000-of-00001.parquet --out peer/
       pastcast questions filter --questions peer/questions.parquet --articles dedup/ --out peer-filtered/
     """
-    from pastcast.questions.peers import ImportConfig, drop_examples, import_questions
+    from pastcast.questions.peers import ImportConfig, MapError, drop_examples, import_questions
 
     with user_errors():
         if open_date is not None and fmt == "forecastbench":
             raise ValueError("--open-date does not apply to forecastbench (its questions open with their market)")
-        config = ImportConfig(horizon_days=horizon_days, open_date=open_date.date() if open_date else None)
-        result = import_questions(fmt, inputs, out_dir, config, force=force)
+        config = ImportConfig(horizon_days=horizon_days, open_date=open_date.date() if open_date else None,
+                              maps=maps)
+        try:
+            result = import_questions(fmt, inputs, out_dir, config, force=force)
+        except MapError as exc:
+            raise click.BadParameter(str(exc), param_hint="'--map'") from exc
     table = Table("records", "read", "kept", "dropped", title=f"{fmt} import")
     for kind, n in result.records.items():
         table.add_row(kind, f"{n['read']:,}", f"{n['kept']:,}", f"{n['dropped']:,}")
     out.print(table)
+    if "article" in result.records:  # rows naming an article already written are not drops
+        out.print(f"articles: {result.records['article']['repeated']:,} rows name one already written")
     from pastcast.drops import counts_by_reason
 
     out.print(reason_table("dropped, by stage/reason", counts_by_reason(result.drops)))

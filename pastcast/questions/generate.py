@@ -51,7 +51,15 @@ def read_articles(source: str | Path) -> pl.DataFrame:
     if not path.is_file():
         raise FileNotFoundError(f"no articles at {path} (expected a folder with articles.parquet, a snapshot "
                                 "version, or a Parquet file)")
-    return pl.read_parquet(path)
+    try:
+        articles = pl.read_parquet(path)
+    except (pl.exceptions.ComputeError, OSError) as exc:  # a snapshot's LATEST pointer, a damaged file
+        raise ValueError(f"{path} is not a Parquet file of articles ({str(exc).splitlines()[0]}); give a folder "
+                         "with articles.parquet, a snapshot version, or a Parquet file") from exc
+    missing = [c for c in ("article_id", "title", "text", "published_at") if c not in articles.columns]
+    if missing:  # a questions table given for the articles, say
+        raise ValueError(f"{path} is not a table of articles: no column {', '.join(missing)}")
+    return articles
 
 
 def _days(articles: pl.DataFrame, days: Iterable[date] | None) -> pl.Series:

@@ -6,11 +6,13 @@ markets; the two end buckets are open) so the answer is one label among a few; a
 market without a range or a value is dropped with a reason. Open, closed, cancelled and
 ambiguous markets have no single true answer and are dropped, each with its own reason.
 What a question shows of its market is the text as of its open date: creator updates appended
-later are cut (``pastcast.questions.market_text``). A question's answer is revealed no earlier
-than it is certain (``pastcast.questions.deadlines``): a state on a named day, or an event that
-did not happen by a named deadline, resolves the day after it; a market that closes before its
-event (a ForecastBench copy of a Metaculus question) with no deadline reaching its close is
-dropped (``resolution_date_unknown``).
+later are cut (``pastcast.questions.market_text``). Its title is the one a forecaster reads
+(``pastcast.questions.titles``: no platform labels, a probability request asked as the yes/no
+question it is), the market's own in ``original_title`` when that differs. A question's answer
+is revealed no earlier than it is certain (``pastcast.questions.deadlines``): a state on a named
+day, or an event that did not happen by a named deadline, resolves the day after it; a market
+that closes before its event (a ForecastBench copy of a Metaculus question) with no deadline
+reaching its close is dropped (``resolution_date_unknown``).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from pastcast.questions.deadlines import known_from, named_deadline
 from pastcast.questions.categories import category_of, market_source
 from pastcast.questions.market_text import as_of
 from pastcast.questions.near_certain import NearCertainConfig, near_certain
+from pastcast.questions.titles import reader_title
 from pastcast.schemas import QUESTIONS, frame
 
 STAGE = "generate"
@@ -161,9 +164,12 @@ def market_questions(markets: pl.DataFrame, config: MarketQuestionConfig = Marke
         # creator updates appended after the open date would show the forecaster later news
         background, _ = as_of(m["background"], open_date)
         stated, _ = as_of(m["resolution_criteria"], open_date)
+        # the title without the platform's labels; the market keeps its question as written
+        read = reader_title(m["question"], answer_type)
         rows.append({
             "question_id": stable_id(m["market_id"]),
-            "title": m["question"],
+            "title": read.title,
+            "original_title": m["question"] if read.changed else None,
             "background": background,
             "resolution_criteria": _criteria({**m, "resolution_criteria": stated}, options),
             "answer": answer,

@@ -18,10 +18,17 @@ Flags (``FLAGS``):
 - ``answer_not_an_option``: it lists options and the answer is none of them.
 - ``yes_no_mismatch``: a binary answer to a title that asks who, what, which, when, where or
   how many (not "What is the probability that ...?", a yes/no question), or a free-form answer to a title that asks a yes/no question ("Will ...?").
+  A leading group label ("[AI] Who ...", "Eurovision 2024: Will ...", ``titles.LEAD``) is skipped.
+- ``resolves_on_creator_comment``: the background or criteria say the market's creator settles
+  it by their own judgement ("I will resolve based on my judgement", "Resolves based on my
+  subjective opinion of the news", "The creator will use their judgment") or in comments a
+  forecaster is not shown ("Please see THIS COMMENT from the 2026 market ..."): Manifold
+  questions, mostly. The detail is that sentence. Updates the creator appended as "(AI summary
+  of creator comment)" are shown text, not a pointer, and are not flagged.
 
 English cues (the generators write English criteria; peer sets mostly do too): a question in
-another language is never flagged for its wording (``no_source_of_truth`` and ``vague_time_frame``
-are left out for it), only for its structure.
+another language is never flagged for its wording (``no_source_of_truth``, ``vague_time_frame`` and
+``resolves_on_creator_comment`` are left out for it), only for its structure.
 """
 
 from __future__ import annotations
@@ -32,12 +39,13 @@ import polars as pl
 
 from pastcast.matching import PLACEHOLDERS, matches
 from pastcast.questions.row_memo import RowMemo, outcomes_of, row_reader
+from pastcast.questions.titles import LEAD, PROBABILITY_WORDS
 from pastcast.text import normalise
 from pastcast.schemas import QUESTION_QUALITY as QUALITY
 from pastcast.text.vocabulary import BINARY_ANSWERS, MONTHS
 
 FLAGS = ("no_source_of_truth", "several_answers_accepted", "vague_time_frame", "sole_candidate",
-         "answer_not_an_option", "yes_no_mismatch")
+         "answer_not_an_option", "yes_no_mismatch", "resolves_on_creator_comment")
 # the optional LLM pass (pastcast.questions.quality_llm); no verdict is no flag on the question
 LLM_FLAGS = ("llm_unverifiable", "llm_ambiguous")
 NO_VERDICT = "llm_no_verdict"
@@ -49,10 +57,23 @@ SOURCE_CUES = re.compile(
 SEVERAL = re.compile(r"(?i)\beither\b.+\bor\b|\band/or\b|\bany of\b|\bone or more of\b")
 TIME = re.compile(rf"(?i)\b(?:19|20)\d\d\b|\b(?:{'|'.join(MONTHS)})\b|\d{{4}}-\d\d-\d\d|\b(?:by|before|until|"
                   rf"within|next|this) (?:week|month|year|quarter|season|the end)\b|\b(?:today|tomorrow)\b")
-WH_TITLE = re.compile(r"(?i)^\W*(?:\[[^\]]*\]\s*)?(who|what|which|when|where|how many|how much)\b"
-                      r"(?!\s+(?:is|are)\s+the\s+(?:probability|chance|likelihood|odds)s?\b)")
-YES_NO_TITLE = re.compile(r"(?i)^\W*(?:\[[^\]]*\]\s*)?(will|is|are|does|do|did|has|have|can|could|would|"
+WH_TITLE = re.compile(rf"(?i)^\W*{LEAD}(who|what|which|when|where|how many|how much)\b"
+                      rf"(?!\s+(?:is|are)\s+the\s+(?:{'|'.join(PROBABILITY_WORDS)})\b)")
+YES_NO_TITLE = re.compile(rf"(?i)^\W*{LEAD}(will|is|are|does|do|did|has|have|can|could|would|"
                           r"should|shall)\b")
+# The creator settles it: their own judgement, or what they wrote in comments. A judgement needs
+# its owner named in the same sentence ("I", "my", "the creator"): Metaculus criteria leave
+# edge cases to "the discretion of Metaculus admins", a platform's rule written out, not a person.
+CREATOR = re.compile(r"\bI\b|(?i:\b(?:my|me|myself|the (?:market )?creator|the author)\b)")  # "I", not "i.e."
+CREATOR_JUDGEMENT = re.compile(
+    r"(?i)\bjudge?ments?\b|\bdiscretion\b|\bsubjective(?:ly)?\b|\b(?:my|their) (?:own |personal )*opinion\b|"
+    r"\bspirit of the (?:question|market)\b|\bas I see fit\b")
+IN_COMMENTS = re.compile(
+    r"(?i)\bsee (?:(?:th(?:is|e|ese)|my|that|the linked) )?comments?\b|\b(?:in|from) the comments\b|"
+    r"\bresol\w* (?:according to|based on|per|by|in) (?:the |my |a )?comments?\b|"
+    r"\bclarif\w+ in (?:the |a )?comments?\b")
+SHOWN_COMMENT = re.compile(r"(?i)\(AI summary of creator comment\)")  # pastcast shows these, not points to them
+SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
 ENGLISH = re.compile(r"(?i)\b(the|will|who|what|which|be|of|to|in)\b")
 
 
@@ -62,6 +83,17 @@ def _is_english(text: str) -> bool:
 
 def _real_options(options) -> list[str]:
     return [o for o in (options or []) if o and normalise(o) not in PLACEHOLDERS]
+
+
+def creator_comment(q: dict) -> str | None:
+    """The sentence of a question's criteria or background that says its creator settles it (see
+    the module doc), as ``"criteria: '...'"``; None when none does."""
+    for name, text in (("criteria", q.get("resolution_criteria")), ("background", q.get("background"))):
+        for m in SENTENCE.finditer(SHOWN_COMMENT.sub(" ", text or "")):
+            sentence = " ".join(m.group(0).split())
+            if IN_COMMENTS.search(sentence) or CREATOR_JUDGEMENT.search(sentence) and CREATOR.search(sentence):
+                return f"{name}: {sentence[:200]!r}"
+    return None
 
 
 def question_flags(q: dict) -> list[tuple[str, str]]:
@@ -86,10 +118,13 @@ def question_flags(q: dict) -> list[tuple[str, str]]:
         flags.append(("yes_no_mismatch", f"a yes/no answer to a {m.group(1).lower()!r} question"))
     elif not binary and not options and YES_NO_TITLE.match(title):
         flags.append(("yes_no_mismatch", f"answer {answer!r} ({kind or 'untyped'}) to a yes/no question"))
+    if english and (said := creator_comment(q)):
+        flags.append(("resolves_on_creator_comment", said))
     return flags
 
 
-FLAGGED_COLUMNS = ("title", "resolution_criteria", "answer", "answer_type", "answer_aliases", "candidate_outcomes")
+FLAGGED_COLUMNS = ("title", "resolution_criteria", "answer", "answer_type", "answer_aliases", "candidate_outcomes",
+                   "background")
 
 
 def quality_flags(questions: pl.DataFrame, memo: RowMemo | None = None) -> pl.DataFrame:
@@ -103,7 +138,8 @@ def quality_flags(questions: pl.DataFrame, memo: RowMemo | None = None) -> pl.Da
     return pl.DataFrame(out, schema=QUALITY) if out else pl.DataFrame(schema=QUALITY)
 
 
-WORDING_FLAGS = ("no_source_of_truth", "vague_time_frame")  # read English cues: not judged in other languages
+# read English cues: not judged in other languages
+WORDING_FLAGS = ("no_source_of_truth", "vague_time_frame", "resolves_on_creator_comment")
 
 
 def english_expr() -> pl.Expr:
@@ -147,7 +183,7 @@ def render_quality(questions: pl.DataFrame, flags: pl.DataFrame, limit: int = 20
     lines = ["## Question quality", "",
              f"{s['questions'] - s['flagged']:,} of {s['questions']:,} kept questions carry no flag: {share}. "
              "Rules: `pastcast.questions.quality`; the wording rules (no source of truth, vague time "
-             "frame) read English cues, the structure rules every language"
+             "frame, resolves on the creator's comment) read English cues, the structure rules every language"
              + ("; with the LLM pass (`llm_*` flags)." if any(f.startswith("llm_") for f in s["by_flag"]) else
                 "; no LLM pass (`questions filter --quality-llm`)."), "",
              "Verifiable and unambiguous, over the questions every rule examined, kinds apart (a question "

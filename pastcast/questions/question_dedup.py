@@ -21,6 +21,22 @@ Answers that say little about the event (Yes/No, numbers, dates: "3.50%" is the 
 rate decisions) need near-identical titles instead of 3 and 4: the same names, the same
 numbers, and the same content words up to one-letter typos ("above" is not "below").
 
+Whatever the answers and words, two titles never ask the same event (``distinct_events``) when
+5. their roles are swapped: two names both titles hold are written in one order in one and in
+   the other order in the other ("Will Israel carry out a deadly attack within Iran ...?" and
+   "Will Iran carry out a deadly attack within Israel ...?", both answered No; "Нападёт ли
+   Израиль на Иран?" and "Нападёт ли Иран на Израиль?"). Names joined only by "and", "or", "vs"
+   and the like are one group, unordered ("Trump and Biden" is "Biden and Trump"); a passive
+   rewording that swaps the names ("Will Apple buy Twitter?", "Will Twitter be bought by
+   Apple?") is kept apart too, a duplicate left rather than a question lost. Only names are
+   compared, so titles in Title Case or in scripts without capitals (Chinese, Japanese, Arabic)
+   are not read for roles, nor is a role swap around one name ("Who will Israel attack?");
+6. their polarity differs: the kinds of negation in them differ (``vocabulary.NEGATIONS``, read by ``event_roles``, in
+   English, German, French, Spanish, Italian, Portuguese, Dutch, Russian and Chinese: "not",
+   "n't", "no", "never", "fail to", "nicht", "jamais", "no", "не", "没有", ...): "Will X win?" is
+   not "Will X not win?" nor "Will X fail to win?". An antonym without a negation ("win" and
+   "lose") is left to the word rules.
+
 Each group keeps the question with the earliest ``open_date`` (ties: the earliest
 ``resolution_date``, then a market question before a news one, since it brings its options and
 the crowd's prices, then the smaller id). The kept question keeps its own text and dates and
@@ -55,6 +71,7 @@ from pastcast.schemas import QUESTIONS
 from pastcast.questions.steps import Evidence, StepResult
 from pastcast.text import normalise, transliteration
 from pastcast.text.mentions import mention_tokens as tokens
+from pastcast.questions.event_roles import name_order, negation_kinds, swapped_names
 from pastcast.text.vocabulary import BINARY_ANSWERS, MONTH_ABBREVIATIONS, MONTHS, STOPWORDS, WEEKDAYS
 
 
@@ -98,6 +115,8 @@ class _Title:
     words: frozenset[str]  # the same, not stemmed (for typos)
     numbers: frozenset[str]  # numbers, years, months, weekdays
     names: frozenset[str] | None  # capitalised words that are not question words; None: Title Case
+    order: tuple[frozenset[str], ...] = ()  # the names in the order written, joined ones a group
+    negations: frozenset[str] = frozenset()  # the kinds of negation in it (vocabulary.NEGATIONS)
 
 
 def _title(title: str | None) -> _Title:
@@ -113,7 +132,9 @@ def _title(title: str | None) -> _Title:
     else:
         names = frozenset(t for w in capitalised for t in tokens(w)
                           if t not in _STOPWORDS and t not in _MONTHS and not t.isdigit())
-    return _Title(" ".join(toks), content, words, numbers, names)
+    order = name_order(written, lambda w: {t for t in tokens(w) if t not in _STOPWORDS and t not in _MONTHS
+                                           and not t.isdigit()})
+    return _Title(" ".join(toks), content, words, numbers, names, order, negation_kinds(title))
 
 
 def _nested(a: frozenset, b: frozenset) -> bool:
@@ -160,10 +181,23 @@ def _similarity(ta: _Title, tb: _Title) -> tuple[float, float]:
     return fuzz.token_set_ratio(ta.norm, tb.norm), jaccard
 
 
+def distinct_events(ta: _Title, tb: _Title) -> str | None:
+    """Why two titles ask different events however alike their words, or None: their roles are
+    swapped (two shared names in the other order: who attacks whom, who beats whom) or their
+    polarity differs (negations of another kind: "Will X win?" and "Will X not win?")."""
+    if ta.negations != tb.negations:
+        return f"polarity: {sorted(ta.negations)} vs {sorted(tb.negations)}"
+    shared = ta.names & tb.names if ta.names is not None and tb.names is not None else frozenset()
+    swapped = swapped_names(shared, ta.order, tb.order, ta.norm.split(), tb.norm.split())
+    return f"roles swapped: {swapped[0]} and {swapped[1]}" if swapped else None
+
+
 def _duplicates(a: dict, b: dict, ta: _Title, tb: _Title, weak: bool,
                 config: QuestionDedupConfig) -> tuple[float, float] | None:
     """(title score, Jaccard) when ``a`` and ``b`` ask the same event, else None (answers and
     dates are checked by the caller)."""
+    if distinct_events(ta, tb):
+        return None
     score, jaccard = _similarity(ta, tb)
     if weak:
         if ta.numbers == tb.numbers and ta.names == tb.names and _typo_equal(ta.words, tb.words):
@@ -232,13 +266,14 @@ def _union(first: list, *more: list, key=lambda x: x) -> list:
 
 def _title_fields(title: str | None) -> list:
     t = _title(title)
-    return [t.norm, sorted(t.content), sorted(t.words), sorted(t.numbers), None if t.names is None else sorted(t.names)]
+    return [t.norm, sorted(t.content), sorted(t.words), sorted(t.numbers), None if t.names is None else sorted(t.names),
+            [sorted(g) for g in t.order], sorted(t.negations)]
 
 
 def _title_of(fields: list) -> _Title:
-    norm, content, words, numbers, names = fields
+    norm, content, words, numbers, names, order, negations = fields
     return _Title(norm, frozenset(content), frozenset(words), frozenset(numbers),
-                  None if names is None else frozenset(names))
+                  None if names is None else frozenset(names), tuple(frozenset(g) for g in order), frozenset(negations))
 
 
 def _block_of(stored: list) -> tuple:

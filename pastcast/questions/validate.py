@@ -9,8 +9,13 @@ Chinese characters is neither one word nor one per character): required fields
 spelling is mapped by ``pastcast.text.answer_types`` and an unknown one is ``other``); yes/no only when the question asks for it (``yes_no_answer``); a
 bare number only when a number is asked for (``bare_number``); a resolution date inside the
 snapshot window (``outside_window``); the question open at least ``min_window_days`` before
-it resolves (``short_window``); a title that is a question (``not_a_question``: it ends with
-"?", or the full-width, Arabic or Greek question mark) about the future (``not_about_future``;
+it resolves (``short_window``); a title that is a question (``not_a_question``: a question mark, "?"
+or the full-width, Arabic or Greek one, followed only by a tail that adds no sentence: an option,
+tag or note in brackets, emoji and symbols, a note after a dash, as market titles carry them
+("Which of these countries will qualify ...? (Armenia)", "...?🥇[LIQUIDITY ADDED]"); words after
+the mark outside brackets make a statement ("Rates unchanged? Markets expect a cut."); a title
+with no question mark at all is one when it opens as only a question does: an English auxiliary
+or modal before its subject, "¿", "est-ce que", see ``is_question``) about the future (``not_about_future``;
 an English cue or a year, see ``_FUTURE``, and not asked in the past tense; a market question
 needs no cue).
 
@@ -42,6 +47,23 @@ STAGE = "validate"
 ANSWER_TYPES = frozenset(ANSWER_TYPE_VOCABULARY)  # every type of the vocabulary: all allowed
 REQUIRED = ("question_id", "title", "answer", "resolution_criteria", "open_date", "resolution_date")
 QUESTION_MARKS = ("?", "\uff1f", "\u061f", "\u037e")  # and the full-width, Arabic and Greek ones
+MAX_NOTE_WORDS = 6  # a note after a dash ("? - Men's International Friendly"): a longer one is a sentence
+_OPENING_BRACKETS, _CLOSING_BRACKETS = "([{\uff08\u3010\u300c", ")]}\uff09\u3011\u300d"
+# What may follow a title's question mark without making it a statement: whitespace, an
+# option, tag or note in brackets ("(Armenia)", "[LIQUIDITY ADDED]", "（选项）"), emoji, symbols
+# and punctuation, and a note to the end after a dash or bar (" - Men's International Friendly ⚽").
+# Words outside brackets are a sentence of their own ("Rates unchanged? Markets expect a cut."):
+# the title is a statement. Possessive repeats: no backtracking on a long run of symbols.
+_BRACKETED = "|".join(rf"\{o}[^\{o}\{c}]*\{c}" if o.isascii() else f"{o}[^{o}{c}]*{c}"
+                      for o, c in ("()", "[]", "{}", "\uff08\uff09", "\u3010\u3011", "\u300c\u300d"))
+_TAIL = re.compile(rf"(?:\s[-\u2013\u2014|]\s(?:[^\s{''.join(QUESTION_MARKS)}]+\s*){{1,{MAX_NOTE_WORDS}}}$|{_BRACKETED}"
+                   r"|\s|\d|[^\w\s])*+")
+# A title without any question mark is still one when it opens as only a question does (after
+# an optional "[Tag]"): a future modal before its subject ("Will the United States win gold in
+# both ...", a market title written without its mark), Spanish "¿", French "est-ce que". Not
+# "is", "can" and the like: headlines open with them ("Can't stop the music: Eurovision
+# returns", "Is Biden's age a problem, says poll").
+_QUESTION_OPENING = re.compile(r"^\W*(?:\[[^\]]*\]\s*)?(?:\u00bf|est-ce qu|(?:will|would|shall)\s+\w)", re.I)
 _BARE_NUMBER = re.compile(r"^[+-]?\d[\d,]*(?:\.\d+)?$")
 # A question about the future says so: a future verb, or a time still to come (a year also
 # between Chinese or Japanese characters, as in "在2026年底前"; a year also
@@ -98,11 +120,27 @@ def _row_problems(q: dict, config: ValidateConfig) -> tuple[tuple[str, str] | No
     if (resolves - q["open_date"]).days < config.min_window_days:
         return None, ("short_window", f"{q['open_date']} to {resolves} (< {config.min_window_days} days)")
     title = q["title"].strip()
-    if not title.endswith(QUESTION_MARKS):
+    if not is_question(title):
         return None, ("not_a_question", title)
     if _PAST_TENSE.match(title) or (not _FUTURE.search(title) and q.get("source_kind") != "market"):
         return None, ("not_about_future", title)
     return None, None
+
+
+def is_question(title: str) -> bool:
+    """A question mark outside brackets followed only by a tail (``_TAIL``: brackets, digits,
+    symbols, a short note after a dash), or, with no question mark anywhere, an opening that
+    only a question has (``_QUESTION_OPENING``)."""
+    depth, at = 0, []
+    for i, c in enumerate(title):
+        depth += (c in _OPENING_BRACKETS) - (c in _CLOSING_BRACKETS and depth > 0)
+        if c in QUESTION_MARKS and depth == 0:  # "Biden resigns (?)" asks nothing
+            at.append(i)
+    if at:  # the last marks ("Will X? (is it? yes)" ends in a tail after the first), a few: each is a pass
+        return any(_TAIL.fullmatch(title, i + 1) for i in reversed(at[-8:]))
+    if any(c in QUESTION_MARKS for c in title):
+        return False
+    return bool(_QUESTION_OPENING.match(title))
 
 
 def _first(before, after, resolves: date | None, config: ValidateConfig) -> tuple[str, str] | None:

@@ -41,6 +41,8 @@ _BY_LANGUAGE = {
         конец новый новая новые""",
 }
 FUNCTION_WORDS = {lang: frozenset(words.split()) for lang, words in _BY_LANGUAGE.items()}
+# every language's, for text whose language is not known (a title's capitalised first word)
+ALL_FUNCTION_WORDS = frozenset().union(STOPWORDS, *FUNCTION_WORDS.values())
 
 
 def function_words(language: str) -> frozenset[str]:

@@ -80,3 +80,20 @@ def phrases(alternatives: Iterable[str], gap: str = " ") -> str:
     """Regular-expression alternatives joined with ``|``, each space inside one replaced by
     ``gap`` (``r"\\s+"``: any run of whitespace between the words)."""
     return "|".join(a.replace(" ", gap) for a in alternatives)
+
+
+# Negations, by what they deny: "not" (a plain negation or a negative determiner: "no", "kein"),
+# "never", "fail" (an attempt that does not succeed). Regular-expression alternatives, lower
+# case, of English and the languages of ``pastcast.text.function_words``, and the unambiguous
+# Chinese ones (not a lone "不", nor "不会"/"不是" in "会不会"/"是不是": those ask, they do not
+# deny); "no" not as "No. 1", "no 5" or "yes or no", "non" not in "non-profit"; matched as whole words
+# (those of a script written without spaces anywhere). Not French "ne" (never alone, and an
+# Italian pronoun) nor Italian "mai" (a French month). Question dedup reads a title's polarity
+# with them; the revision's ``cues.NEGATION`` is its own (older) list for reports.
+NEGATIONS = {
+    "not": ("not", r"\w*n['’]t", "cannot", r"(?<!yes or )no(?!\.|\s*\d)", "none", "nothing", "nobody",
+            "neither", "nicht", r"kein\w*", "pas", "non(?!-)", "não", "niet", "geen", r"aucun\w*", r"ningun\w*",
+            "ningún", r"nessun\w*", r"nenhum\w*", "не", "нет", "没有", "(?<!会)不会", "(?<!是)不是", "并非", "尚未", "未能", "并未"),
+    "never": ("never", "nie", "niemals", "jamais", "nunca", "jamás", "nooit", "никогда", "从未", "从不", "决不"),
+    "fail": (r"fail(?:s|ed|ing)? to", "unable to"),
+}

@@ -5,7 +5,9 @@ through ``pastcast questions filter`` like generated ones.
 ``import_questions`` writes ``questions.parquet``, ``drops.parquet`` (every row not kept, its
 reason and a detail naming file and row) and ``import.json`` (format, inputs, rows read, kept
 and dropped, drops by reason, answer-type labels and the types they map to, the columns used
-and ignored per file); ForecastBench also ``markets.parquet`` and ``market_prices.parquet``.
+and ignored per file, ``unmapped_columns``: every input column or nested path nothing read);
+``articles.parquet`` when the files carry their source articles (OpenForesight's, or
+``--map article_*``); ForecastBench also ``markets.parquet`` and ``market_prices.parquet``.
 A file that cannot be read, or lacks a required column, is a ``ValueError`` naming it, and
 nothing is written.
 """
@@ -22,14 +24,18 @@ import polars as pl
 from pastcast.drops import counts_by_reason
 from pastcast.io import write_json, write_parquet
 from pastcast.questions.peers import futuresim, jsonl, openforesight
+from pastcast.questions.peers.answers import INFERRED
+from pastcast.questions.peers.articles import SourceArticles
 from pastcast.questions.peers.common import ImportConfig, convert, dedupe
+from pastcast.questions.peers.mapping import MapError, check_found, parse_maps
 from pastcast.questions.peers.tables import data_files, read_table
-from pastcast.schemas import DROPS, QUESTIONS, conform
+from pastcast.schemas import ARTICLES, DROPS, QUESTIONS, conform
 
 TABULAR = {m.FORMAT: m.COLUMNS for m in (openforesight, futuresim, jsonl)}
 PEER_FORMATS = ("openforesight", "futuresim", "forecastbench", "jsonl")
 
-__all__ = ["PEER_FORMATS", "ImportConfig", "PeerImport", "import_questions", "read_peer_questions"]
+__all__ = ["PEER_FORMATS", "ImportConfig", "MapError", "PeerImport", "import_questions", "parse_maps",
+           "read_peer_questions"]
 
 
 @dataclass
@@ -43,6 +49,7 @@ class PeerImport:
     tables: dict[str, pl.DataFrame] = field(default_factory=dict)  # markets, market_prices (ForecastBench)
     config: ImportConfig = ImportConfig()
     paths: dict[str, Path] = field(default_factory=dict)
+    unmapped: dict[str, int] = field(default_factory=dict)  # input column or nested path nothing read -> rows
 
     def answer_types(self) -> dict[str, dict]:
         """{label as written (or the type when it was one): {"type", "questions"}}."""
@@ -59,7 +66,9 @@ class PeerImport:
                 "answer_types": self.answer_types(),
                 "open_dates": {"horizon_days": self.config.horizon_days,
                                "open_date": self.config.open_date.isoformat() if self.config.open_date else None},
-                "columns": self.columns}
+                "columns": self.columns,
+                "maps": [f"{f}={p}" for f, p in self.config.maps],
+                "unmapped_columns": self.unmapped}
 
 
 def read_peer_questions(fmt: str, inputs: Iterable[str | Path], config: ImportConfig = ImportConfig()) -> PeerImport:
@@ -70,6 +79,8 @@ def read_peer_questions(fmt: str, inputs: Iterable[str | Path], config: ImportCo
     if not files:
         raise ValueError("no input files")
     if fmt == "forecastbench":
+        if config.maps:
+            raise MapError("--map does not apply to forecastbench (its questions come from its markets)")
         from pastcast.questions.peers.forecastbench import read_forecastbench_questions
 
         questions, reader_drops, market_drops, markets, prices, records = read_forecastbench_questions(
@@ -79,12 +90,19 @@ def read_peer_questions(fmt: str, inputs: Iterable[str | Path], config: ImportCo
                           {"markets": markets, "market_prices": prices}, config)
     spec = TABULAR[fmt]
     parts, drops, columns, rows = [], [], {}, 0
+    found, unmapped, sources = Counter(), Counter(), []
     for path in files:  # read every file before writing anything: one bad file, no output
         converted = convert(read_table(path), spec, path, config)
         parts.append(converted.questions)
         drops.append(converted.drops)
-        columns[str(path)] = {"used": converted.used, "ignored": converted.ignored}
+        columns[str(path)] = {"used": converted.used, "ignored": converted.ignored,
+                              **({} if "answer_type" in converted.used else {"answer_type": INFERRED})}
         rows += converted.rows
+        found.update(converted.found)
+        unmapped.update(converted.unmapped)
+        if converted.articles is not None:
+            sources.append(converted.articles)
+    check_found(config.maps, found, files)
     deduped = dedupe(pl.concat(parts))
     all_drops = pl.concat([*drops, deduped.drops])
     records = {"file": {"read": len(files), "kept": len(files), "dropped": 0},
@@ -92,10 +110,28 @@ def read_peer_questions(fmt: str, inputs: Iterable[str | Path], config: ImportCo
     if rows != deduped.questions.height + all_drops.height:  # a bug, not bad input
         raise RuntimeError(f"import lost rows: {rows} read, {deduped.questions.height} kept, "
                            f"{all_drops.height} dropped")
-    return PeerImport(fmt, [str(p) for p in files], deduped.questions, all_drops, records, columns, {}, config)
+    tables = {}
+    if sources:
+        articles, article_drops, records["article"] = _merge_articles(sources)
+        tables["articles"] = articles
+        all_drops = pl.concat([all_drops, article_drops])
+    return PeerImport(fmt, [str(p) for p in files], deduped.questions, all_drops, records, columns, tables, config,
+                      unmapped=dict(sorted(unmapped.items())))
 
 
-OUTPUT_FILES = ("questions.parquet", "drops.parquet", "markets.parquet", "market_prices.parquet", "import.json")
+def _merge_articles(sources: list[SourceArticles]) -> tuple[pl.DataFrame, pl.DataFrame, dict]:
+    """One article per id across the files (the first read wins), their drops, and their counts:
+    every row naming an article is one written, a repeat of one written, or a drop."""
+    named = sum(s.named for s in sources)
+    merged = pl.concat([s.articles for s in sources]).unique("article_id", keep="first", maintain_order=True)
+    drops = pl.concat([s.drops for s in sources])
+    counts = {"read": named, "kept": merged.height, "dropped": drops.height,
+              "repeated": named - merged.height - drops.height}
+    return merged, drops, counts
+
+
+OUTPUT_FILES = ("questions.parquet", "drops.parquet", "articles.parquet", "markets.parquet", "market_prices.parquet",
+                "import.json")
 
 
 def import_questions(fmt: str, inputs: Iterable[str | Path], out_dir: str | Path,
@@ -112,7 +148,8 @@ def import_questions(fmt: str, inputs: Iterable[str | Path], out_dir: str | Path
     result.paths = {
         "questions": write_parquet(conform(result.questions, QUESTIONS, "questions"), out_dir / "questions.parquet"),
         "drops": write_parquet(conform(result.drops, DROPS, "drops"), out_dir / "drops.parquet"),
-        **{t: write_parquet(df, out_dir / f"{t}.parquet") for t, df in result.tables.items()},
+        **{t: write_parquet(conform(df, ARTICLES, t) if t == "articles" else df, out_dir / f"{t}.parquet")
+           for t, df in result.tables.items()},
     }
     result.paths["import"] = write_json(result.summary(), out_dir / "import.json")
     return result

@@ -8,13 +8,15 @@ question, named by FutureSim's aliases (the first present wins, in FutureSim's o
 | ``title`` | ``title``, ``question_title``, ``question`` |
 | ``resolution_date`` | ``resolution_date``, ``close_time``, ``resolve_time`` |
 | ``answer`` | ``ground_truth_answer``, ``ground_truth``, ``answer``, ``resolution``, ``resolved_to`` |
-| ``background``, ``resolution_criteria`` | ``background``; ``resolution_criteria``, ``criteria`` |
-| ``answer_type`` | ``answer_type``, ``type`` |
+| ``background``, ``resolution_criteria`` | ``background``; ``resolution_criteria``, ``criteria``, ``body``, ``description`` |
+| ``answer_type`` | ``answer_type``, ``type``, ``question_type`` |
 | ``candidate_outcomes`` | ``options`` (a list, or its JSON) |
 
 FutureSim has no open date (its simulation opens every question on its start day): a
 question opens on ``--open-date`` or ``--horizon-days`` before it resolves, unless the file has
-``question_start_date`` or ``open_date``. ``source_split`` and ``prompt`` are ignored.
+``question_start_date`` or ``open_date``. ``source_split`` and ``prompt`` are ignored (listed in
+``import.json``'s ``unmapped_columns``; ``--map`` reads any of them, or a path into a nested
+column, for a field).
 """
 
 from __future__ import annotations
@@ -29,8 +31,8 @@ COLUMNS = Columns(FORMAT, {
     "resolution_date": ("resolution_date", "close_time", "resolve_time"),
     "answer": ("ground_truth_answer", "ground_truth", "answer", "resolution", "resolved_to"),
     "background": ("background",),
-    "resolution_criteria": ("resolution_criteria", "criteria"),
-    "answer_type": ("answer_type", "type"),
+    "resolution_criteria": ("resolution_criteria", "criteria", "body", "description"),
+    "answer_type": ("answer_type", "type", "question_type"),
     "candidate_outcomes": ("options", "candidate_outcomes"),
     "open_date": ("question_start_date", "open_date"),
     **{c: (c,) for c in EXTRAS if c != "candidate_outcomes"},

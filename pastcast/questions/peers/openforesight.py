@@ -13,8 +13,11 @@ Mapped: ``qid`` -> ``question_id`` (as written), ``question_title`` -> ``title``
 ``question_start_date`` -> ``open_date``, ``url`` -> second of ``source_ids`` (after
 ``openforesight:<qid>``); pastcast's own columns (``answer_aliases``, ``candidate_outcomes``,
 ``source_kind``, ``source_ids``, ``category``), when a file carries them (a pastcast export
-does), are kept. The article's text and the prompts are not questions' text: ignored (listed
-in ``import.json``).
+does), are kept. The source article (``url``, ``article_title``, ``article_maintext``,
+``article_publish_date``) goes to ``articles.parquet`` when the file has its text or title
+(``pastcast.questions.peers.articles``), and then its ``article_id`` replaces the URL in
+``source_ids``. The prompts, ``article_description`` and the other dates are not questions'
+text: ignored (listed in ``import.json``).
 """
 
 from __future__ import annotations
@@ -44,5 +47,9 @@ COLUMNS = Columns(FORMAT, {
     "answer_type": ("answer_type",),
     "open_date": ("question_start_date", "open_date"),
     "resolution_date": ("resolution_date",),
+    "article_url": ("url",),
+    "article_title": ("article_title",),
+    "article_text": ("article_maintext",),
+    "article_date": ("article_publish_date",),
     **{c: (c,) for c in EXTRAS},
 }, source_kind="news", url=("url",))
