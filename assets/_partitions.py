@@ -4,15 +4,31 @@ import warnings
 
 import dagster as dg
 
+from pastcast.pipeline import first_crawl_day
+
 # A deliberate choice (a range of days in one run: one pool of ingest workers, one LLM budget);
 # Dagster marks the parameter beta.
 warnings.filterwarnings("ignore", message="Parameter `backfill_policy`", category=dg.BetaWarning)
 
-# Crawl days (UTC): a WARC file belongs to the day in its CC-NEWS file name. CC-NEWS starts in
-# August 2016; a fixed literal start keeps the keys stable (PASTCAST_START_DATE moves it for a
-# deployment that never needs older days). The last partition is yesterday: a day is complete
-# once it is over.
-START_DATE = dg.EnvVar("PASTCAST_START_DATE").get_value("2016-08-01")
+# Crawl days (UTC): a WARC file belongs to the day in its CC-NEWS file name (or its first
+# record's date). The partitions start where the corpus starts: PASTCAST_START_DATE when set,
+# else the first crawl day of the corpus in PASTCAST_CORPUS_DIR when the code location loads
+# (so the catalog counts the corpus's days, not every day since CC-NEWS began), else CC-NEWS's
+# first month for a corpus with no file yet. A file of an earlier day is reported by the landing
+# sensor (set PASTCAST_START_DATE to build it). The last partition is yesterday: a day is
+# complete once it is over.
+CC_NEWS_START = "2016-08-01"
+
+
+def start_date() -> str:
+    given = dg.EnvVar("PASTCAST_START_DATE").get_value()
+    if given:
+        return given
+    first = first_crawl_day(dg.EnvVar("PASTCAST_CORPUS_DIR").get_value("corpora/sample"))
+    return first.isoformat() if first else CC_NEWS_START
+
+
+START_DATE = start_date()
 DAILY = dg.DailyPartitionsDefinition(start_date=START_DATE, timezone="UTC")
 
 # Tags naming a range of days run as one run (the daily assets' single-run backfill policy).

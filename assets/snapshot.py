@@ -18,7 +18,8 @@ from pastcast.snapshot_checks import BLOCKING, CheckOutcome, needs_full_check, p
 @dg.asset(group_name="snapshot", kinds={"parquet"}, deps=[article_corpus, questions, markets, posts],
           retry_policy=TRANSIENT, output_required=False,
           description="A new immutable snapshot version: every table, the days it covers, its parent (the "
-                      "version LATEST points at). LATEST moves in `latest_snapshot`, after the checks.")
+                      "version LATEST points at). LATEST moves in `latest_snapshot`, after the checks. A build "
+                      "whose tables are its parent's materializes nothing (an observation says unchanged).")
 @bad_input_is_final
 def snapshot(context: dg.AssetExecutionContext, storage: PastcastStorage):
     work = storage.work()
@@ -26,11 +27,23 @@ def snapshot(context: dg.AssetExecutionContext, storage: PastcastStorage):
         context.log.warning("no day of news is built yet, so no snapshot: run build_news for a day")
         return
     corpus = storage.corpus()
+    parent = snapshots.latest_version(storage.snapshots_dir, storage.snapshot_name)
     folder = pipeline.snapshot(work, snapshots_dir=storage.snapshots_dir, name=storage.snapshot_name,
                                inputs=corpus.built_inputs(built_days(work)), config=storage.model_dump(),
                                publish=False, corpus=corpus, allow_input_loss=storage.allow_input_loss)
     manifest = snapshots.read_manifest(folder)
+    if snapshots.is_unchanged_build(folder, parent):
+        # no change, no version: nothing is materialized, so the checks, LATEST and the
+        # evaluation downstream do not run; the build is observed against the parent
+        line = f"unchanged: the tables are {parent}'s, so no new version (LATEST stays {parent})"
+        context.log.info(line)
+        context.log_event(dg.AssetObservation(asset_key=context.asset_key, metadata={
+            "unchanged": True, "summary": line, "version": parent,
+            "partitions": ", ".join(manifest["partitions"]["daily"]),
+            **{f"rows/{t}": info["rows"] for t, info in manifest["tables"].items()}}))
+        return
     yield dg.MaterializeResult(metadata={
+        "unchanged": False,
         "version": manifest["version"],
         "parent_version": manifest["parent_version"] or "",
         "path": dg.MetadataValue.path(str(folder)),

@@ -461,7 +461,7 @@ def _as_stored(work_dir: Path, table: str, schema) -> pl.DataFrame | list[snapsh
 
 def snapshot(work_dir: Path, snapshots_dir: Path, name: str, inputs: list[Path],
              config: dict | None = None, publish: bool = True, corpus: CorpusFiles | None = None,
-             allow_input_loss: bool = False, rehash: bool = False) -> Path:
+             allow_input_loss: bool = False, rehash: bool = False, always_new_version: bool = False) -> Path:
     """Gather the working tables and every stage's drops into a new snapshot version that
     records the days it covers. The articles and the days' drops are stored a part a crawl day,
     so the days unchanged since the parent are named, not written again. ``publish=False``
@@ -499,14 +499,27 @@ def snapshot(work_dir: Path, snapshots_dir: Path, name: str, inputs: list[Path],
     files = {"audit.md": audit.read_text(encoding="utf-8")} if audit.is_file() else {}
     partitions = {"daily": daily.as_ranges(days), "days": len(days)}
     digests = file_digests(inputs, work_dir / "input_digests.json")
+    parent = snapshots.latest_version(snapshots_dir, name)
     folder = write_snapshot(tables, snapshots_dir, name, _known(daily.gathered_window(work_dir)),
                             inputs=digests, stage_counts=reports, config=config, files=files, publish=publish,
-                            rehash=rehash,
+                            rehash=rehash, unchanged_is_parent=not always_new_version,
                             extra={"llm": _llm_usage(work_dir), "partitions": partitions,
                                    "allowances": {"input_loss": bool(allow_input_loss)},
                                    "drops_by_reason": by_reason})
-    write_json({"name": name, "version": folder.name, "folder": str(folder.resolve())}, work_dir / PENDING)
+    unchanged = snapshots.is_unchanged_build(folder, parent)
+    if unchanged:
+        log.info("unchanged: the tables are %s's, so no new version (LATEST stays %s)", parent, parent)
+    write_json({"name": name, "version": folder.name, "folder": str(folder.resolve()), "unchanged": unchanged},
+               work_dir / PENDING)
     return folder
+
+
+def first_crawl_day(corpus_dir: str | Path) -> date | None:
+    """The earliest crawl day of the corpus's WARC files (None: no dated file, or no folder)."""
+    if not Path(corpus_dir).is_dir():
+        return None
+    days = daily.DayFiles.of(CorpusFiles.discover(corpus_dir).warc).days()
+    return min(days) if days else None
 
 
 def pending_or_none(work_dir: Path) -> Path | None:
@@ -539,11 +552,12 @@ def build_news(files: list[Path], work: Path, days: list[date] | None = None,
 
 def tail(work_dir: str | Path, snapshots_dir: str | Path, name: str, inputs: list[Path] = (),
          full: bool = False, corpus: CorpusFiles | None = None, allow_input_loss: bool = False,
-         on_stage: Callable[[StageReport], None] | None = None) -> Path:
+         on_stage: Callable[[StageReport], None] | None = None, always_new_version: bool = False) -> Path:
     """The stages after the days, as a nightly build runs them: gather the days' news and
     questions, filter, write a new version (only its changed days stored), run the blocking
     checks (on what the version adds, unless ``full`` or the version is the first) and publish
-    it when they pass. Returns its folder; LATEST says whether it was published."""
+    it when they pass. Returns its folder; LATEST says whether it was published. No change, no
+    version: when the tables are LATEST's, LATEST's folder is returned, nothing checked again."""
     from pastcast.snapshot_checks import publish_if_sound
 
     work = Path(work_dir)
@@ -552,9 +566,11 @@ def tail(work_dir: str | Path, snapshots_dir: str | Path, name: str, inputs: lis
         report = step()
         if on_stage:
             on_stage(report)
+    parent = snapshots.latest_version(snapshots_dir, name)
     folder = snapshot(work, Path(snapshots_dir), name, list(inputs), publish=False, corpus=corpus,
-                      allow_input_loss=allow_input_loss, rehash=full)
-    publish_if_sound(folder, full or None)
+                      allow_input_loss=allow_input_loss, rehash=full, always_new_version=always_new_version)
+    if not snapshots.is_unchanged_build(folder, parent):
+        publish_if_sound(folder, full or None)
     return folder
 
 

@@ -112,7 +112,7 @@ def write_snapshot(tables: dict[str, pl.DataFrame | list[Part]], root: str | Pat
                    window: tuple[date, date], inputs: list[str | Path | dict] = (),
                    stage_counts: dict | None = None, config: dict | None = None,
                    extra: dict | None = None, files: dict[str, str] | None = None,
-                   publish: bool = True, rehash: bool = False) -> Path:
+                   publish: bool = True, rehash: bool = False, unchanged_is_parent: bool = True) -> Path:
     """Write a new version of snapshot ``name`` and (``publish``) move ``LATEST`` to it; return
     its folder. A table is a frame (stored as one part) or a list of ``Part`` files already on
     disk (a crawl day each): a part whose digest the store holds, the parent's unchanged days,
@@ -122,7 +122,10 @@ def write_snapshot(tables: dict[str, pl.DataFrame | list[Part]], root: str | Pat
     at: an unpublished version is nobody's parent. The manifest's ``store`` says how many bytes
     the version added to the store, how many parts it shares and which stored parts it found
     damaged and wrote again (``rehash``: every stored part it names is hashed, not only those
-    whose stat changed since they were last hashed)."""
+    whose stat changed since they were last hashed). No change, no version: when every table
+    and the window are the parent's (``unchanged_is_parent``), no version is written
+    and the parent's folder is returned; every build, new version or not, is a line of the
+    snapshot's ``builds.jsonl``."""
     unknown = set(tables) - set(TABLES)
     if unknown:
         raise ValueError(f"unknown snapshot tables {sorted(unknown)}; known: {sorted(TABLES)}")
@@ -174,13 +177,54 @@ def write_snapshot(tables: dict[str, pl.DataFrame | list[Part]], root: str | Pat
                 **(extra or {}),
             }
             writer.save()
+            same = _same_as(parent, folder, manifest) if unchanged_is_parent else None
+            if same is not None:  # no change, no version: the build is logged against its parent
+                shutil.rmtree(staging, ignore_errors=True)
+                append_lines(folder / BUILDS, [_build_entry(manifest, unchanged=True)])
+                return same
             final = _claim_version(folder, staging, manifest)
+            append_lines(folder / BUILDS, [_build_entry(manifest, unchanged=False)])
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
     if publish:
         publish_version(final)
     return final
+
+
+BUILDS = "builds.jsonl"  # every build, a new version or none (its tables were its parent's)
+
+
+def content_digest(manifest: dict) -> dict:
+    """What a version holds: each table's digest and the window. Stored files are reports of
+    the run (the filter's audit.md carries its run time), not content."""
+    return {"tables": {t: info.get("sha256") for t, info in sorted((manifest.get("tables") or {}).items())},
+            "window": manifest.get("window")}
+
+
+def _same_as(parent: str | None, folder: Path, manifest: dict) -> Path | None:
+    """The parent's folder when the version about to be claimed holds exactly what it does."""
+    if parent is None or not (folder / parent / MANIFEST).is_file():
+        return None
+    try:
+        previous = read_manifest(folder / parent)
+    except (OSError, ValueError):  # a damaged parent: write a version, the checks will say more
+        return None
+    return folder / parent if content_digest(previous) == content_digest(manifest) else None
+
+
+def _build_entry(manifest: dict, unchanged: bool) -> dict:
+    return {"built_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "version": manifest["parent_version"] if unchanged else manifest["version"],
+            "parent_version": manifest["parent_version"], "unchanged": unchanged,
+            "window": manifest["window"], "partitions": manifest.get("partitions"),
+            "inputs": len(manifest["inputs"]), "rows": {t: i["rows"] for t, i in manifest["tables"].items()}}
+
+
+def is_unchanged_build(folder: str | Path, parent: str | None) -> bool:
+    """Whether ``write_snapshot`` returned ``folder`` because nothing changed since ``parent``
+    (the version LATEST named before the build): it gave back the parent itself."""
+    return parent is not None and Path(folder).name == parent
 
 
 STAGING = ".staging-"  # a version being written: .staging-<host>-<pid>-<time>
@@ -213,9 +257,11 @@ def remove_abandoned_staging(folder: str | Path) -> list[Path]:
 
 def publish_version(snapshot_dir: str | Path, checks: dict | None = None) -> None:
     """Move LATEST to this version and log the move (with the checks that allowed it) in the
-    snapshot's ``history.jsonl``."""
+    snapshot's ``history.jsonl``; nothing when LATEST names it already (an unchanged build)."""
     final = Path(snapshot_dir)
     folder = final.parent
+    if latest_version(folder.parent, folder.name) == final.name:  # already there: nothing moves
+        return
     entry = {"version": final.name, "published_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
              "previous": latest_version(folder.parent, folder.name), "checks": checks or {}}
     append_lines(folder / HISTORY, [entry])

@@ -1,6 +1,7 @@
 """The Dagster code location loads, and the library never imports Dagster."""
 
 import re
+from datetime import date
 import subprocess
 import sys
 import tomllib
@@ -14,6 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_definitions_load_with_every_asset_check_and_job():
     import dagster as dg
 
+    import assets._partitions as partitions
     from pipelines.definitions import defs
 
     graph = defs.resolve_asset_graph()
@@ -25,7 +27,7 @@ def test_definitions_load_with_every_asset_check_and_job():
     assert daily == {"articles_raw", "articles", "news_questions"}
     for key in daily:
         node = graph.get(dg.AssetKey(key))
-        assert node.partitions_def.start.date().isoformat() == "2016-08-01"  # a fixed literal start
+        assert node.partitions_def.start.date().isoformat() == partitions.START_DATE  # the corpus's first day
         assert node.backfill_policy.max_partitions_per_run is None  # a range of days is one run
     assert graph.get(dg.AssetKey("news_questions")).pools == {"llm"}  # LLM-bound steps share a pool
     assert graph.get(dg.AssetKey("questions")).pools == {"llm"}  # the optional leak judge
@@ -118,3 +120,20 @@ def test_the_production_instance_config_in_the_readme_loads(tmp_path):
 
     assert build_news_job.tags == {**LLM_TAGS, **WRITES_TAGS}  # the tags the limits name
     assert LLM_TAGS == {"pastcast/llm": "true"} and WRITES_TAGS == {"pastcast/writes": "store"}
+
+
+def test_the_daily_partitions_start_where_the_corpus_starts(tmp_path, monkeypatch):
+    """Not on a fixed 2016 date: the catalog counts the corpus's days (PASTCAST_START_DATE wins)."""
+    import assets._partitions as partitions
+    from pastcast.pipeline import first_crawl_day
+
+    import os
+
+    if "PASTCAST_START_DATE" not in os.environ:
+        corpus = os.environ.get("PASTCAST_CORPUS_DIR", "corpora/sample")
+        assert partitions.DAILY.start.date() == first_crawl_day(corpus) > date(2016, 8, 1)
+    monkeypatch.setenv("PASTCAST_START_DATE", "2026-02-01")
+    assert partitions.start_date() == "2026-02-01"
+    monkeypatch.delenv("PASTCAST_START_DATE")
+    monkeypatch.setenv("PASTCAST_CORPUS_DIR", str(tmp_path / "empty"))
+    assert partitions.start_date() == partitions.CC_NEWS_START  # no file yet

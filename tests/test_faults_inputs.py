@@ -206,12 +206,12 @@ def test_a_killed_builds_staging_and_unchecked_version_are_cleaned_up(built, tmp
     other_host = name_dir / f"{snapshots.STAGING}elsewhere-{_dead_pid()}-20260101T000000000000"
     for folder in (dead, alive, other_host):
         folder.mkdir()
-    unchecked = pipeline.snapshot(work, snaps, "s", [], publish=False)  # then the build was killed
+    unchecked = pipeline.snapshot(work, snaps, "s", [], publish=False, always_new_version=True)  # then killed
     assert not dead.exists() and alive.exists() and other_host.exists()
     # the next build of the same work folder removes the version whose checks never ran ...
-    following = pipeline.snapshot(work, snaps, "s", [], publish=False)
+    following = pipeline.snapshot(work, snaps, "s", [], publish=False, always_new_version=True)
     assert snapshots.versions(snaps, "s") == ["v1", following.name] == ["v1", unchecked.name]  # one, not two
     # ... but never a version that was checked (passed or failed) or published
     run_blocking_checks(following)
-    pipeline.snapshot(work, snaps, "s", [], publish=False)
+    pipeline.snapshot(work, snaps, "s", [], publish=False, always_new_version=True)
     assert following.exists() and (name_dir / "v1").exists()

@@ -50,7 +50,7 @@ def base(demo_snapshot, tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("store-base")
     shutil.copytree(built / "work", folder / "work")
     shutil.copytree(built / "snapshots", folder / "snapshots")
-    v2 = pipeline.tail(folder / "work", folder / "snapshots", "sample")
+    v2 = pipeline.tail(folder / "work", folder / "snapshots", "sample", always_new_version=True)
     assert v2.name == "v2" and snapshots.latest_version(folder / "snapshots", "sample") == "v2"
     return folder
 
@@ -87,7 +87,7 @@ def test_a_damaged_shared_part_is_written_again_and_the_next_version_verifies(st
     work, root = store
     part = _shared_part(root)
     good = _damage(part, truncate)
-    v3 = pipeline.tail(work, root, "sample")
+    v3 = pipeline.tail(work, root, "sample", always_new_version=True)
     assert snapshots.latest_version(root, "sample") == "v3"  # published, and sound:
     assert snapshots.verify(v3) == []
     assert part.read_bytes() == good  # repaired in place: every version naming it reads again
@@ -96,7 +96,7 @@ def test_a_damaged_shared_part_is_written_again_and_the_next_version_verifies(st
     assert entry["bytes"] == len(good)  # never the damaged size
     assert read_manifest(v3)["store"]["parts_repaired"] == [part.relative_to(root / "sample").as_posix()]
     # the next build finds nothing to repair, and a full one (hashing every part) neither
-    v4 = pipeline.tail(work, root, "sample")
+    v4 = pipeline.tail(work, root, "sample", always_new_version=True)
     assert read_manifest(v4)["store"]["parts_repaired"] == [] and snapshots.verify(v4) == []
 
 
@@ -108,7 +108,7 @@ def test_a_full_build_repairs_a_part_whose_stat_was_put_back(store):
     before = part.stat()
     good = _damage(part)
     os.utime(part, ns=(before.st_atime_ns, before.st_mtime_ns))
-    v3 = pipeline.tail(work, root, "sample")
+    v3 = pipeline.tail(work, root, "sample", always_new_version=True)
     assert snapshots.verify(v3) == [] and part.read_bytes() == good
     record = root / "sample" / "parts" / ".verified.json"
     record.write_text(json.dumps({k: [0, 0, 0, 0] for k in json.loads(record.read_text())}))
@@ -116,7 +116,7 @@ def test_a_full_build_repairs_a_part_whose_stat_was_put_back(store):
     stat = part.stat()  # the record lies that the damaged bytes were verified
     rel = part.relative_to(root / "sample").as_posix()
     record.write_text(json.dumps({rel: [stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino]}))
-    v4 = pipeline.tail(work, root, "sample", full=True)
+    v4 = pipeline.tail(work, root, "sample", full=True, always_new_version=True)
     assert snapshots.verify(v4) == [] and part.read_bytes() == good
     assert read_manifest(v4)["store"]["parts_repaired"] == [rel]
 
@@ -196,7 +196,7 @@ def test_a_torn_history_line_is_reported_and_a_build_after_it_publishes_a_whole_
     assert any(str(history) in r.getMessage() and "line 3" in r.getMessage() for r in caplog.records)
     listed = snapshots.list_snapshots(root)
     assert listed["published"].to_list() == [True, True]
-    v3 = pipeline.tail(work, root, "sample")
+    v3 = pipeline.tail(work, root, "sample", always_new_version=True)
     assert snapshots.latest_version(root, "sample") == "v3"
     after = history.read_text().splitlines()
     assert after[:3] == [*lines, '{"version": "v9", "publi']  # the torn line stays a line of its own

@@ -17,7 +17,7 @@ from assets._resources import EvaluationSettings, PastcastStorage
 from pastcast.evaluate.batch import BASELINES
 from pastcast.daily import day_dir, scan_gathered
 from pastcast.schemas import QUESTIONS, frame
-from pastcast.snapshot import latest_version, list_snapshots, read_manifest
+from pastcast.snapshot import latest_version, list_snapshots, read_manifest, versions
 from pastcast.store import read_table
 from pipelines.definitions import defs
 from warcs import SAMPLE, add_day, make_corpus
@@ -175,6 +175,31 @@ def test_a_planted_leak_fails_the_blocking_check_and_latest_stays(two_then_three
     assert not forced.success and latest_version(tmp_path / "snapshots", "t") == "v2"
 
 
+def test_a_build_with_nothing_new_publishes_no_version_and_says_unchanged(two_then_three, tmp_path):
+    """No change, no version: the snapshot asset materializes nothing (so no check, no LATEST
+    move, no evaluation), and an observation says unchanged against the parent."""
+    root = two_then_three[0]
+    shutil.copytree(root / "work", tmp_path / "work")
+    shutil.copytree(root / "snapshots", tmp_path / "snapshots")
+    storage = PastcastStorage(corpus_dir=str(root / "corpus"), work_dir=str(tmp_path / "work"),
+                              snapshots_dir=str(tmp_path / "snapshots"), snapshot_name="t")
+    local = dg.Definitions(assets=defs.assets, asset_checks=defs.asset_checks,
+                           resources={**defs.resources, "storage": storage})
+    before = versions(tmp_path / "snapshots", "t")
+    latest = latest_version(tmp_path / "snapshots", "t")
+    with dg.DagsterInstance.ephemeral() as instance:
+        result = dg.materialize([*local.assets, *local.asset_checks], selection=["snapshot", "latest_snapshot"],
+                                resources=local.resources, instance=instance)
+        observed = [e.asset_observation_data.asset_observation for e in result.all_events
+                    if e.event_type_value == "ASSET_OBSERVATION"]
+    assert result.success
+    assert not result.get_asset_materialization_events() and not result.get_asset_check_evaluations()
+    assert versions(tmp_path / "snapshots", "t") == before and latest_version(tmp_path / "snapshots", "t") == latest
+    (seen,) = observed
+    assert seen.metadata["unchanged"].value is True and "unchanged" in seen.metadata["summary"].value
+    assert seen.metadata["version"].value == latest
+
+
 # -- the schedule and the sensors, evaluated in-process ------------------------------------------------
 
 def test_the_nightly_schedule_requests_yesterday():
@@ -300,6 +325,11 @@ def test_a_new_window_built_from_the_cli_matches_one_build_of_both(tmp_path):
         assert ids["windows"] == ids["once"] and ids["once"], table
     bad = CliRunner().invoke(cli, ["build", "--corpus", str(SAMPLE), "--work", str(tmp_path / "x"), "--days", "2026-03-05..2026-03-01"])
     assert bad.exit_code == 2 and "before the first" in bad.output
+    # the same corpus built again: no change, no version
+    again = CliRunner().invoke(cli, ["build", "--corpus", str(SAMPLE), "--work", str(tmp_path / "once"),
+                                     "--snapshots", str(tmp_path / "once" / "s")])
+    assert again.exit_code == 0 and "unchanged" in again.output, again.output
+    assert versions(tmp_path / "once" / "s", "sample") == ["v1"]
 
 
 def test_a_day_with_an_unreadable_file_is_requested_again_then_left_to_a_person(tmp_path, monkeypatch):

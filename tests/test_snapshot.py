@@ -17,15 +17,41 @@ def tables():
     return {"articles": frame([], ARTICLES), "drops": drops}
 
 
+def _changed():
+    more = tables()
+    more["drops"] = pl.concat([more["drops"], more["drops"].with_columns(pl.lit("y").alias("item_id"))])
+    return more
+
+
 def test_versions_are_immutable_and_latest_moves(tmp_path):
     first = write_snapshot(tables(), tmp_path, "demo", WINDOW)
-    second = write_snapshot(tables(), tmp_path, "demo", WINDOW)
+    second = write_snapshot(_changed(), tmp_path, "demo", WINDOW)
     assert (first.name, second.name) == ("v1", "v2")
     assert versions(tmp_path, "demo") == ["v1", "v2"] and latest_version(tmp_path, "demo") == "v2"
     assert read_manifest(second)["parent_version"] == "v1"
     assert resolve("demo", tmp_path) == second and resolve("demo/v1", tmp_path) == first
     assert list_snapshots(tmp_path)["latest"].to_list() == [False, True]
     assert not any(p.name.startswith(".staging") for p in (tmp_path / "demo").iterdir())
+
+
+def test_no_change_no_version_the_build_is_logged_against_its_parent(tmp_path):
+    import json
+
+    from pastcast.snapshot import BUILDS, HISTORY, is_unchanged_build
+
+    first = write_snapshot(tables(), tmp_path, "demo", WINDOW)
+    again = write_snapshot(tables(), tmp_path, "demo", WINDOW, config={"a setting": "changed"})
+    assert again == first and is_unchanged_build(again, "v1")  # the same tables: no new version
+    assert versions(tmp_path, "demo") == ["v1"] and latest_version(tmp_path, "demo") == "v1"
+    history = (tmp_path / "demo" / HISTORY).read_text().splitlines()
+    assert len(history) == 1  # LATEST did not move again
+    builds = [json.loads(line) for line in (tmp_path / "demo" / BUILDS).read_text().splitlines()]
+    assert [(b["version"], b["unchanged"]) for b in builds] == [("v1", False), ("v1", True)]
+    assert not any(p.name.startswith(".staging") for p in (tmp_path / "demo").iterdir())
+    wider = write_snapshot(tables(), tmp_path, "demo", (WINDOW[0], date(2026, 4, 1)))  # another window
+    assert wider.name == "v2" and not is_unchanged_build(wider, "v1")
+    forced = write_snapshot(tables(), tmp_path, "demo", (WINDOW[0], date(2026, 4, 1)), unchanged_is_parent=False)
+    assert forced.name == "v3"
 
 
 def test_manifest_counts_and_hashes_match_and_tampering_is_caught(tmp_path):

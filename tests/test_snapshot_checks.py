@@ -215,7 +215,10 @@ def test_publish_if_sound_moves_latest_only_when_all_pass(tmp_path):
     assert latest_version(tmp_path, NAME) == "v1"
     assert len(_history(tmp_path)) == 1
 
-    third = snapshot(tmp_path)
+    assert snapshot(tmp_path).name == "v1"  # v1's very tables again: no new version
+    publish_if_sound(snapshot(tmp_path))  # publishing the version LATEST names: no move logged
+    assert len(_history(tmp_path)) == 1
+    third = snapshot(tmp_path, with_article(article("fresh", crawled - timedelta(days=1), crawled)))
     assert read_manifest(third)["parent_version"] == "v1"  # the unpublished v2 is nobody's parent
     publish_if_sound(third)
     assert latest_version(tmp_path, NAME) == "v3"

@@ -28,6 +28,10 @@ def test_import_filter_create_and_replay_from_the_command_line(tmp_path, article
     assert manifest["tables"]["questions"]["rows"] == kept.height >= 1
     assert manifest["tables"]["drops"]["rows"] >= 1  # the leaks the filter dropped, kept as drops
     assert (folder / "audit.md").is_file() and "question_quality" in manifest["tables"]
+    again = run("snapshot", "create", "--questions", tmp_path / "of-filtered", "--articles", articles_dir,
+                "--name", "of", "--root", root)
+    assert again.exit_code == 0 and "unchanged" in again.output  # the same tables: no new version
+    assert latest_version(root, "of") == "v1" and not (root / "of" / "v2").exists()
     replay = run("eval", "run", "--snapshot", "of", "--root", root, "--agent", "abstain", "--out", tmp_path / "run")
     assert replay.exit_code == 0, replay.output
     assert (tmp_path / "run" / "run.json").is_file()

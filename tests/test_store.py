@@ -180,9 +180,10 @@ def test_retention_removes_old_versions_and_only_their_parts(two_versions, tmp_p
     work, snapshots, *_ = two_versions
     root = tmp_path / "snapshots"
     shutil.copytree(snapshots, root)
-    v3 = pipeline.tail(work, root, "s")  # nothing new: shares every part of v2
+    v3 = pipeline.tail(work, root, "s", always_new_version=True)  # nothing new: shares every part of v2
     assert latest_version(root, "s") == v3.name == "v3"
-    unpublished = pipeline.snapshot(work, root, "s", [], publish=False)  # e.g. one whose checks failed
+    # e.g. one whose checks failed (a version of v3's tables, written though nothing changed)
+    unpublished = pipeline.snapshot(work, root, "s", [], publish=False, always_new_version=True)
     before = {p.relative_to(root / "s").as_posix() for p in stored_parts(root / "s")}
     plan = collect_garbage(root, "s", keep=1, dry_run=True)
     assert plan.removed_versions == ["v1", "v2"] and versions(root, "s") == ["v1", "v2", "v3", unpublished.name]

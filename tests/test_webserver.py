@@ -60,7 +60,12 @@ def ui(tmp_path_factory):
 def test_the_ui_shows_the_daily_partitions_and_the_graph(ui):
     nodes = {"/".join(n["assetKey"]["path"]): n for n in ui["assetNodes"]}
     assert {k for k, n in nodes.items() if n["isPartitioned"]} == {"articles_raw", "articles", "news_questions"}
-    assert nodes["articles"]["partitionDefinition"]["description"] == "Daily, starting 2016-08-01 UTC."
+    # the partitions start on the corpus's first crawl day, not on a fixed 2016 date
+    from pastcast.pipeline import first_crawl_day
+
+    first = os.environ.get("PASTCAST_START_DATE") or first_crawl_day(
+        os.environ.get("PASTCAST_CORPUS_DIR", ROOT / "corpora" / "sample")).isoformat()
+    assert nodes["articles"]["partitionDefinition"]["description"] == f"Daily, starting {first} UTC."
     depends = {k: {"/".join(d["path"]) for d in n["dependencyKeys"]} for k, n in nodes.items()}
     assert depends["articles"] == {"articles_raw"} and depends["latest_snapshot"] == {"snapshot"}
     assert depends["snapshot"] == {"article_corpus", "questions", "markets", "posts"}

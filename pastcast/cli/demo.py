@@ -79,10 +79,10 @@ def build(corpus_dir: str, work_dir: str, snapshots_dir: str, name: str, days: s
         drops = ", ".join(f"{k}={v}" for k, v in r.drops.items()) or "none"
         console.print(f"[bold]{r.stage}[/]: {r.rows_in} in, {r.rows_out} kept; drops: {drops}")
 
-    from pastcast.snapshot import PointerError, latest_version
+    from pastcast.snapshot import PointerError, is_unchanged_build, latest_version
 
     try:  # a damaged LATEST is named before any stage runs, in one line
-        latest_version(snapshots_dir, name)
+        parent = latest_version(snapshots_dir, name)
     except PointerError as exc:
         raise click.ClickException(str(exc)) from exc
     with progress() as bar:
@@ -91,6 +91,9 @@ def build(corpus_dir: str, work_dir: str, snapshots_dir: str, name: str, days: s
                                   allow_input_loss=allow_input_loss, full=full)
     for problem in news_questions_in_window(work_dir).problems:  # warns, never blocks
         console.print(f"[yellow]warning:[/] {problem}", highlight=False, soft_wrap=True)
+    if is_unchanged_build(folder, parent):  # no change, no version: nothing to check or publish
+        out.print(f"unchanged: the tables are {parent}'s, so no new version (LATEST stays {folder})")
+        return
     if not print_checks(publish_if_sound(folder, full or None)):
         console.print(f"[red]{folder}: blocking checks failed; LATEST not moved[/]")
         raise SystemExit(1)

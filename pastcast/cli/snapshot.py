@@ -114,12 +114,16 @@ def snapshot_create(questions_dir: str, articles_src: str, markets_dir: str | No
       pastcast snapshot create --questions of-filtered --articles dedup/ --name openforesight
       pastcast eval run --snapshot openforesight --agent retrieval --out runs/of
     """
-    from pastcast.snapshot import read_manifest
+    from pastcast.snapshot import is_unchanged_build, latest_version, read_manifest
     from pastcast.snapshot_assemble import assemble_snapshot
     from pastcast.snapshot_checks import publish_if_sound, run_blocking_checks
 
     with user_errors():
+        parent = latest_version(root, name)
         folder = assemble_snapshot(questions_dir, articles_src, root, name, markets_dir)
+    if is_unchanged_build(folder, parent):
+        out.print(f"unchanged: the tables are {parent}'s, so no new version (LATEST stays {folder})")
+        return
     tables = read_manifest(folder)["tables"]
     out.print(f"{folder}: {tables['articles']['rows']:,} articles, {tables['questions']['rows']:,} questions, "
               f"{tables['markets']['rows']:,} markets")
