@@ -77,6 +77,8 @@ class CorpusFiles:
     unknown_markets: list[Path] = field(default_factory=list)  # files of no known format
     unknown_social: list[Path] = field(default_factory=list)
     not_read: dict[str, tuple[str, str]] = field(default_factory=dict)  # file -> (reason, detail)
+    # the WARC files by crawl day, found once (an undated file's first record is read to date it)
+    day_files: daily.DayFiles = field(default_factory=lambda: daily.DayFiles({}), compare=False, repr=False)
 
     @classmethod
     def discover(cls, corpus_dir: str | Path) -> CorpusFiles:
@@ -99,11 +101,12 @@ class CorpusFiles:
             if path.relative_to(root).parts[0] not in CORPUS_FOLDERS:
                 not_read[str(path)] = ("outside_layout", f"{path}: not read (inputs go under "
                                                          f"{', '.join(f + '/' for f in CORPUS_FOLDERS)})")
-        for path, why in daily.DayFiles.of(warc).undated.items():
+        day_files = daily.DayFiles.of(warc)
+        for path, why in day_files.undated.items():
             not_read[path] = ("undated_file", f"{why}; the file is not in any day's build")
         markets, unknown_markets = formats_in(root / "markets", MARKET_FORMATS)
         social, unknown_social = formats_in(root / "social", SOCIAL_FORMATS)
-        return cls(warc, markets, social, unknown_markets, unknown_social, dict(sorted(not_read.items())))
+        return cls(warc, markets, social, unknown_markets, unknown_social, dict(sorted(not_read.items())), day_files)
 
     def drops(self) -> pl.DataFrame:
         """The files of the corpus no stage reads (``not_read``), as drops of the ``corpus``
@@ -127,7 +130,7 @@ class CorpusFiles:
         """The inputs a snapshot of ``days`` was made from: those days' WARC files (not files
         still landing for days not built) and every dump."""
         wanted = set(days)
-        warc = [f for d, files in daily.DayFiles.of(self.warc).by_day.items() if d in wanted for f in files]
+        warc = [f for d, files in self.day_files.by_day.items() if d in wanted for f in files]
         return [*warc, *self.dumps()]
 
 
@@ -506,11 +509,9 @@ def snapshot(work_dir: Path, snapshots_dir: Path, name: str, inputs: list[Path],
                             extra={"llm": _llm_usage(work_dir), "partitions": partitions,
                                    "allowances": {"input_loss": bool(allow_input_loss)},
                                    "drops_by_reason": by_reason})
-    unchanged = snapshots.is_unchanged_build(folder, parent)
-    if unchanged:
+    if snapshots.is_unchanged_build(folder, parent):
         log.info("unchanged: the tables are %s's, so no new version (LATEST stays %s)", parent, parent)
-    write_json({"name": name, "version": folder.name, "folder": str(folder.resolve()), "unchanged": unchanged},
-               work_dir / PENDING)
+    write_json({"name": name, "version": folder.name, "folder": str(folder.resolve())}, work_dir / PENDING)
     return folder
 
 
@@ -518,7 +519,7 @@ def first_crawl_day(corpus_dir: str | Path) -> date | None:
     """The earliest crawl day of the corpus's WARC files (None: no dated file, or no folder)."""
     if not Path(corpus_dir).is_dir():
         return None
-    days = daily.DayFiles.of(CorpusFiles.discover(corpus_dir).warc).days()
+    days = CorpusFiles.discover(corpus_dir).day_files.days()
     return min(days) if days else None
 
 

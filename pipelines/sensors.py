@@ -9,7 +9,7 @@ import dagster as dg
 
 from assets._partitions import DAILY, DAYS_TAG, RANGE_END, RANGE_START
 from assets._resources import PastcastStorage
-from pastcast.daily import DayFiles, as_ranges, days_to_build, files_digest, read_day_report
+from pastcast.daily import as_ranges, days_to_build, files_digest, read_day_report
 from pipelines.jobs import WRITES_TAGS, build_news_job, evaluate_job, import_dumps_job
 
 
@@ -43,8 +43,7 @@ def new_warc_files(context: dg.SensorEvaluationContext, storage: PastcastStorage
     busy = writing_runs(context.instance)
     if busy:  # its days would look new until it ends: wait for it, then build what is left
         return dg.SkipReason(waiting_for(busy))
-    landing = storage.corpus().warc
-    day_files = DayFiles.of(landing)
+    day_files = storage.corpus().day_files  # the landing folder's files by day, dated once
     for path, why in day_files.undated.items():
         context.log.warning(f"{path}: left out, {why}")
     work = storage.work()

@@ -72,9 +72,14 @@ def template_family(title: str) -> str:
     return " ".join(masked.split())
 
 
+def _plain(token: str) -> bool:
+    """A word of a mask that is not itself a mask (nor punctuation)."""
+    return token not in MASKS and token[0].isalpha()
+
+
 def _plain_words(mask: str) -> int:
     """Words of the mask that are not masks, counted per script (``pastcast.text.word_count``)."""
-    return word_count(" ".join(t for t in _tokens(mask) if t not in MASKS and t[0].isalpha()))
+    return word_count(" ".join(t for t in _tokens(mask) if _plain(t)))
 
 
 def _tokens(mask: str) -> tuple[str, ...]:
@@ -107,7 +112,7 @@ def _one_long_slot(a: Sequence[str], b: Sequence[str]) -> bool:
     while suffix < min(len(a), len(b)) - prefix and a[-1 - suffix] == b[-1 - suffix]:
         suffix += 1
     frame = (*a[:prefix], *a[len(a) - suffix:])
-    words = sum(t not in MASKS and t[0].isalpha() for t in frame)
+    words = sum(map(_plain, frame))
     if words < LONG_FRAME_WORDS or sum(t in MASKS for t in frame) < 2:
         return False
     left, right = a[prefix:len(a) - suffix], b[prefix:len(b) - suffix]
@@ -145,8 +150,7 @@ def same_template(a: Sequence[str], b: Sequence[str]) -> bool:
         return False
     # a short title's frame is too little to call a template: "will N win the N?" and "will N
     # win the most N awards?" are two questions that happen to start alike
-    frame_words = sum(block.size and sum(t not in MASKS and t[0].isalpha() for t in a[block.a:block.a + block.size])
-                      for block in matcher.get_matching_blocks())
+    frame_words = sum(sum(map(_plain, a[block.a:block.a + block.size])) for block in matcher.get_matching_blocks())
     if frame_words < MIN_FRAME_WORDS:
         return False
     return all(_slot(a, b, i1, i2, j1, j2) for _, i1, i2, j1, j2 in differences)
@@ -171,7 +175,7 @@ def template_families(titles: Iterable[str]) -> list[str]:
     counts = Counter(masks)
     distinct = sorted(counts, key=lambda m: (-counts[m], m))
     tokens = {m: _tokens(m) for m in distinct}
-    plain = {m: frozenset(t for t in tokens[m] if t not in MASKS and t[0].isalpha()) for m in distinct}
+    plain = {m: frozenset(filter(_plain, tokens[m])) for m in distinct}
     rank = {m: i for i, m in enumerate(distinct)}
     parent = {m: m for m in distinct}
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import polars as pl
 
+from pastcast.text.vocabulary import BINARY_ANSWERS
+
 YES_NO = {"yes": "Yes", "no": "No", "true": "Yes", "false": "No", "1": "Yes", "0": "No",
           "1.0": "Yes", "0.0": "No"}
-YES_NO_WORDS = ("yes", "no", "true", "false")
 INFERRED = "inferred from the answers"  # what import.json says of a file without answer types
 
 
@@ -30,7 +31,7 @@ def inferred_types(answers: pl.Series) -> pl.Series:
     elif given.len() and given.cast(pl.Float64, strict=False).null_count() == 0:
         kind = pl.lit("number")
     else:
-        kind = pl.when(pl.col("key").is_in(list(YES_NO_WORDS))).then(pl.lit("binary")).otherwise(pl.lit("other"))
+        kind = pl.when(pl.col("key").is_in(list(BINARY_ANSWERS))).then(pl.lit("binary")).otherwise(pl.lit("other"))
     return pl.DataFrame({"key": keys}).select(kind.alias("answer_type"))["answer_type"]
 
 
