@@ -33,12 +33,19 @@ browser:
 	command -v chromium >/dev/null || { apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; }
 
-# The instance config (deploy/dagster.yaml: run queue limits for a small machine) is copied in
-# when .dagster has none; an edited .dagster/dagster.yaml is left as it is.
+# The UI and the daemon on http://localhost:$(DEV_PORT) (docs/operations.md). The instance config
+# (deploy/dagster.yaml: run queue limits for a small machine) is copied in when $(DEV_HOME) has
+# none; an edited one is left as it is. AUTOMATIONS=on starts the three sensors and the nightly
+# schedule running (off: stopped until turned on in the UI). deploy/dev.py runs `dg dev` and takes
+# it down whole: after Ctrl-C or a SIGTERM to make, no webserver, daemon or code server is left.
+AUTOMATIONS ?= off
+DEV_PORT ?= 3000
+DEV_HOME ?= $(CURDIR)/.dagster
 dev: venv
-	mkdir -p .dagster
-	test -f .dagster/dagster.yaml || cp deploy/dagster.yaml .dagster/dagster.yaml
-	DAGSTER_HOME=$(CURDIR)/.dagster $(BIN)/dagster dev -w workspace.yaml
+	mkdir -p $(DEV_HOME)
+	test -f $(DEV_HOME)/dagster.yaml || cp deploy/dagster.yaml $(DEV_HOME)/dagster.yaml
+	DAGSTER_HOME=$(DEV_HOME) PASTCAST_AUTOMATIONS=$(AUTOMATIONS) exec $(BIN)/python deploy/dev.py \
+	  $(BIN)/dg dev -w workspace.yaml -p $(DEV_PORT)
 
 corpus: venv
 	$(BIN)/python corpora/build_sample.py

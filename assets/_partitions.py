@@ -4,6 +4,7 @@ import warnings
 
 import dagster as dg
 
+from assets._executors import writer_pool
 from pastcast.pipeline import first_crawl_day
 
 # A deliberate choice (a range of days in one run: one pool of ingest workers, one LLM budget);
@@ -44,3 +45,9 @@ TRANSIENT = dg.RetryPolicy(
     max_retries=int(dg.EnvVar("PASTCAST_MAX_RETRIES").get_value("3")), delay=30,
     backoff=dg.Backoff.EXPONENTIAL, jitter=dg.Jitter.PLUS_MINUS,
 )
+
+# Every asset that writes the working folder or the snapshot store: the writers' pool (one
+# writing run at a time), the transient retries, and a single-run backfill policy, so a range of
+# days is one build from any launcher (`dagster asset materialize --partition-range` needs it on
+# every asset it selects, partitioned or not).
+WRITES = dict(pool=writer_pool(), retry_policy=TRANSIENT, backfill_policy=dg.BackfillPolicy.single_run())

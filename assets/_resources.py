@@ -6,10 +6,13 @@ LLM setting a resource leaves unset."""
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import dagster as dg
+from pydantic import PrivateAttr
 
+from pastcast import lease
 from pastcast.evaluate.batch import BASELINES
 from pastcast.llm import LLMSettings
 from pastcast.pipeline import CorpusFiles
@@ -36,11 +39,58 @@ class PastcastStorage(dg.ConfigurableResource):
     # publish a version although an input was not read whole or a table lost most of its rows
     # (recorded in its manifest); off, such a version stays unpublished
     allow_input_loss: bool = False
+    # how long a run's writing step waits for another build to release the working folder
+    # (a `pastcast build` or `dagster asset materialize` outside the run queue) before failing
+    writer_wait_seconds: int = 3600
+
+    _context: dg.InitResourceContext | None = PrivateAttr(default=None)
+    _holding: contextlib.ExitStack | None = PrivateAttr(default=None)
+
+    def setup_for_execution(self, context: dg.InitResourceContext) -> None:
+        self._context = context
+
+    def teardown_after_execution(self, context: dg.InitResourceContext) -> None:
+        if self._holding is not None:  # this step is done writing: it leaves the run's lease
+            self._holding.close()
+            self._holding = None
 
     def work(self) -> Path:
+        """The working folder; in a run, its writer lease is joined first (one build at a time)."""
         path = Path(self.work_dir)
         path.mkdir(parents=True, exist_ok=True)
+        run = self._context.dagster_run if self._context is not None else None
+        if run is not None and self._holding is None:
+            self._holding = contextlib.ExitStack()
+            self._holding.enter_context(self._lease(path, run))
         return path
+
+    def _lease(self, path: Path, run: dg.DagsterRun):
+        log, instance = self._context.log, self._context.instance
+
+        def alive(owner: dict) -> bool | None:
+            """A run of this instance has ended when its status says so; the lease judges the rest."""
+            if owner.get("kind") != "dagster_run" or instance is None:
+                return None
+            other = instance.get_run_by_id(owner["id"])
+            return None if other is None else not other.is_finished
+
+        said: list[float] = []
+
+        def waiting(owner: dict, waited: float) -> None:
+            if not said or waited - said[-1] >= 60:  # a line a minute, not one a poll
+                said.append(waited)
+                log.info(f"waiting for {lease.describe(owner)} to finish writing {path} ({waited:.0f} s so far)")
+
+        try:
+            lease.claim(path, lease.run_owner(run.run_id, run.job_name), alive,
+                        wait_seconds=self.writer_wait_seconds, on_wait=waiting)
+        except lease.StoreBusy as exc:
+            raise dg.Failure(description=f"{exc}. This run ({run.job_name}) stops here without writing: wait "
+                                         "for that build to end, or launch builds with the build_news (days) or "
+                                         "build_snapshot job, which queue behind each other; "
+                                         "PASTCAST_WRITER_WAIT_SECONDS sets how long a step waits",
+                             allow_retries=False) from exc
+        return _left_at_exit(path, run.run_id)
 
     def corpus(self) -> CorpusFiles:
         return CorpusFiles.discover(self.corpus_dir)
@@ -49,6 +99,16 @@ class PastcastStorage(dg.ConfigurableResource):
         return MarketQuestionConfig(horizon_days=self.market_horizon_days or None,
                                     numeric_buckets=self.numeric_buckets,
                                     near_certain=NearCertainConfig(share=self.near_certain_share or None))
+
+
+@contextlib.contextmanager
+def _left_at_exit(path: Path, run_id: str):
+    """A step's membership of its run's lease: renewed while it runs, left when it ends."""
+    try:
+        with lease.heartbeat(path, run_id):
+            yield
+    finally:
+        lease.release(path, run_id)
 
 
 class EvaluationSettings(dg.ConfigurableResource):
@@ -169,6 +229,7 @@ def storage_from_env() -> PastcastStorage:
         numeric_buckets=int(dg.EnvVar("PASTCAST_NUMERIC_BUCKETS").get_value("5")),
         near_certain_share=float(dg.EnvVar("PASTCAST_NEAR_CERTAIN_SHARE").get_value("0.5")),
         allow_input_loss=_flag("PASTCAST_ALLOW_INPUT_LOSS"),
+        writer_wait_seconds=int(dg.EnvVar("PASTCAST_WRITER_WAIT_SECONDS").get_value("3600")),
     )
 
 

@@ -3,9 +3,8 @@ filter."""
 
 import dagster as dg
 
-from assets._executors import llm_pool
-from assets._partitions import DAILY, TRANSIENT
-from assets._report import bad_input_is_final, materialized, partition_days, warning
+from assets._partitions import DAILY, WRITES
+from assets._report import bad_input_is_final, daily_materialized, materialized, partition_days, warning
 from assets._resources import PastcastStorage, QuestionFilter, QuestionGenerator
 from assets.markets import markets
 from assets.news import article_corpus, articles
@@ -15,7 +14,7 @@ NEWS_IN_WINDOW = "news_questions_in_window"
 
 
 @dg.asset(group_name="questions", kinds={"parquet"}, deps=[articles], partitions_def=DAILY,
-          backfill_policy=dg.BackfillPolicy.single_run(), pool=llm_pool(), retry_policy=TRANSIENT,
+          **WRITES,
           description="Questions from the articles that arrived on each day (extractive, or an LLM "
                       "through litellm); a range of days runs as one run under one LLM budget.")
 @bad_input_is_final
@@ -27,17 +26,13 @@ def news_questions(context: dg.AssetExecutionContext, storage: PastcastStorage,
         if done == total or done % 100 == 0:
             context.log.info(f"{done}/{total} articles sent to the LLM done")
 
-    report = pipeline.generate_news(storage.work(), days, generator.generator, progress=log,
-                                    **generator.options())
-    llm = report.extra.get("llm") or {}
-    result = materialized(report)
-    extra = {f"llm/{k}": v for k, v in llm.items() if k in ("requests", "cache_hits", "tokens")}
-    if llm:  # run-level cost: None when the model has no known price
-        extra["llm/cost_usd"] = llm["cost_usd"] if llm["cost_usd"] is not None else "unknown"
-    return dg.MaterializeResult(metadata={**(result.metadata or {}), **extra})
+    work = storage.work()
+    report = pipeline.generate_news(work, days, generator.generator, progress=log, **generator.options())
+    # each day's articles and questions on its partition; the LLM's use and cost are the run's (run/llm/...)
+    return daily_materialized(context, work, days, "generate_news", report)
 
 
-@dg.asset(group_name="questions", kinds={"parquet"}, deps=[markets], retry_policy=TRANSIENT,
+@dg.asset(group_name="questions", kinds={"parquet"}, deps=[markets], **WRITES,
           description="Questions from resolved markets, with their outcome labels as candidates.")
 @bad_input_is_final
 def market_questions(storage: PastcastStorage) -> dg.MaterializeResult:
@@ -45,7 +40,7 @@ def market_questions(storage: PastcastStorage) -> dg.MaterializeResult:
 
 
 @dg.asset(group_name="questions", kinds={"parquet"}, deps=[news_questions, market_questions],
-          retry_policy=TRANSIENT,
+          **WRITES,
           description="Every day's news questions and the market questions, in one table.")
 @bad_input_is_final
 def question_candidates(storage: PastcastStorage) -> dg.MaterializeResult:
@@ -53,7 +48,7 @@ def question_candidates(storage: PastcastStorage) -> dg.MaterializeResult:
 
 
 @dg.asset(group_name="questions", kinds={"parquet", "tantivy"}, deps=[question_candidates, article_corpus],
-          pool=llm_pool(), retry_policy=TRANSIENT,
+          **WRITES,
           check_specs=[dg.AssetCheckSpec(NEWS_IN_WINDOW, asset="questions",
                                          description="Warns when the news gave candidate questions and none was "
                                                      "kept, most dropped as short_window or outside_window "

@@ -3,7 +3,7 @@ all pass."""
 
 import dagster as dg
 
-from assets._partitions import TRANSIENT
+from assets._partitions import WRITES
 from assets._report import bad_input_is_final, warning
 from assets._resources import PastcastStorage
 from assets.markets import markets
@@ -16,7 +16,7 @@ from pastcast.snapshot_checks import BLOCKING, CheckOutcome, needs_full_check, p
 
 
 @dg.asset(group_name="snapshot", kinds={"parquet"}, deps=[article_corpus, questions, markets, posts],
-          retry_policy=TRANSIENT, output_required=False,
+          **WRITES, output_required=False,
           description="A new immutable snapshot version: every table, the days it covers, its parent (the "
                       "version LATEST points at). LATEST moves in `latest_snapshot`, after the checks. A build "
                       "whose tables are its parent's materializes nothing (an observation says unchanged).")
@@ -58,10 +58,11 @@ def snapshot(context: dg.AssetExecutionContext, storage: PastcastStorage):
 
 
 @dg.asset_check(asset=snapshot, name="no_missing_days",
-                description="Every day between the first and last built day is in the snapshot (a warning).")
+                description="Every day between the first and last built day that has WARC files is in the "
+                            "snapshot (a warning); days with no file are listed, not failed.")
 def no_missing_days(storage: PastcastStorage) -> dg.AssetCheckResult:
-    gaps = stage_checks.window_gaps(built_days(storage.work()))
-    return warning("no_missing_days", stage_checks.StageCheck(not gaps, [f"{d}: not built" for d in gaps]))
+    days_with_files = storage.corpus().day_files.by_day
+    return warning("no_missing_days", stage_checks.missing_days(storage.work(), days_with_files))
 
 
 def _result(outcome: CheckOutcome) -> dg.AssetCheckResult:
@@ -82,7 +83,7 @@ def _blocking_check(name: str, run) -> dg.AssetChecksDefinition:
 snapshot_checks = [*(_blocking_check(name, run) for name, run in BLOCKING.items()), no_missing_days]
 
 
-@dg.asset(group_name="snapshot", deps=[snapshot], retry_policy=TRANSIENT,
+@dg.asset(group_name="snapshot", deps=[snapshot], **WRITES,
           description="Moves the snapshot's LATEST pointer to the version just written; runs only when "
                       "the blocking checks passed (it reads their log and compares the manifest with the "
                       "files again, so it cannot be forced).")

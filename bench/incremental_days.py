@@ -45,6 +45,8 @@ import polars as pl  # noqa: E402
 from warcio.statusandheaders import StatusAndHeaders  # noqa: E402
 from warcio.warcwriter import WARCWriter  # noqa: E402
 
+from pastcast.sources import crawl_days
+
 from pastcast import pipeline  # noqa: E402
 from pastcast.snapshot import sha256_file  # noqa: E402
 
@@ -211,7 +213,7 @@ def _timed(times: dict, stage: str, fn):
 
 def build(label: str, files: list[Path], work: Path, snapshots: Path, days: list[date], workers: int) -> dict:
     """The per-day stages for ``days`` (one range run), then the unpartitioned tail; seconds per stage."""
-    inputs = [f for f in files if pipeline.daily.warc_day(f) <= days[-1]]  # the corpus as it stood
+    inputs = [f for f in files if crawl_days.warc_day(f) <= days[-1]]  # the corpus as it stood
     times: dict[str, float] = {}
     t0 = time.perf_counter()
 
@@ -269,7 +271,7 @@ def main() -> None:
     files = write_corpus(HERE / "warc", n + 1, args.articles_per_day, args.files_per_day, args.seed)
     print(f"  {len(files)} files, {sum(f.stat().st_size for f in files) / 2**20:.1f} MiB "
           f"({time.perf_counter() - start:.1f} s, cached after the first run)", flush=True)
-    all_days = pipeline.daily.DayFiles.of(files).days()
+    all_days = crawl_days.DayFiles.of(files).days()
     assert len(all_days) == n + 1, all_days
     runs_dir = HERE / "runs"
     shutil.rmtree(runs_dir, ignore_errors=True)

@@ -1,9 +1,6 @@
 """The news stages by crawl day, so a new day is built without touching the others.
 
-Each WARC file belongs to one day: the time stamp in its CC-NEWS file name
-(``CC-NEWS-20260105074000-00000.warc.gz`` is 2026-01-05, UTC), else the WARC-Date of its first
-content record (response, resource or revisit; never warcinfo, which is dated when the file was
-written: see ``warc_day`` and docs/crawl-days.md). A day's files are ingested, then deduplicated
+Each WARC file belongs to one crawl day (``pastcast.sources.crawl_days``). A day's files are ingested, then deduplicated
 against every day built before it (a persistent index; concurrent days take turns), then turned
 into candidate questions. Per day, under the working folder::
 
@@ -25,12 +22,11 @@ reverse, again, or by two builds at once.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta, timezone
+from datetime import date
 from pathlib import Path
 
 import polars as pl
@@ -43,13 +39,11 @@ from pastcast.curate.ingest import failed_in, ingest_inputs, merge_parts, record
 from pastcast.io import locked, sha256_file, sink_parquet, write_json
 from pastcast.schemas import ARTICLES, DROPS, empty, scan_parts
 from pastcast.search.visibility import combined_window, news_window, window_bounds
+from pastcast.sources.crawl_days import DayFiles, files_digest
 from pastcast.sources.remote import expand_inputs
-from pastcast.sources.warc import parse_warc_date
 
 NEWS = Path("news")
 DEDUP_STATE = "dedup_state"
-CC_NEWS_NAME = re.compile(r"CC-NEWS-(\d{8})(\d{6})-\d+\.(?:warc|arc)(?:\.gz)?$")
-FIRST_CRAWL = date(1996, 1, 1)  # the Internet Archive's first crawls: no web archive is older
 DAY_FOLDER = re.compile(r"^day=(\d{4}-\d{2}-\d{2})$")
 INGEST_LOCKS = Path("ingest") / "locks"  # one file a day: builds of the same day take turns ingesting it
 DAYS_LOCKED_AT_ONCE = 64  # days ingested under their locks at once (each lock is an open file)
@@ -59,165 +53,45 @@ def day_dir(work_dir: Path, day: date) -> Path:
     return Path(work_dir) / NEWS / f"day={day.isoformat()}"
 
 
-# A crawl day is read from a record of what was fetched, never from the crawl's bookkeeping:
-# warcinfo is written when the file is written (months after the crawl in a re-packed archive),
-# request and metadata records are not in every file and say nothing a response does not.
-CONTENT_RECORDS = frozenset({"response", "resource", "revisit"})
-# Records read at most before giving up on a first content record: a crawler writes one within
-# the first few records, so a file without one that early (a WAT or WET file, a log) is not read whole.
-RECORDS_BEFORE_CONTENT = 1000
-
-
-@dataclass(frozen=True)
-class LeadingRecords:
-    """The start of an archive: its first content record's WARC-Date (None when it has none
-    within ``RECORDS_BEFORE_CONTENT`` records), and (type, WARC-Date) of the records before it."""
-
-    content_date: str | None
-    before: list[tuple[str, str | None]]
-
-    def why_undated(self) -> str:
-        if not self.before:
-            return "no records"
-        shown = ", ".join(f"{kind} of {when}" if when else kind for kind, when in self.before[:3])
-        more = f" and {len(self.before) - 3} more" if len(self.before) > 3 else ""
-        where = f"in its first {len(self.before)} records" if len(self.before) >= RECORDS_BEFORE_CONTENT else "in it"
-        return (f"no response, resource or revisit record {where} to date its crawl by (read: {shown}{more}; "
-                f"warcinfo, request and metadata records do not date a crawl)")
-
-
-def _fastwarc_records(handle) -> Iterable[tuple[str, str | None]]:
-    from fastwarc.warc import ArchiveIterator
-
-    for record in ArchiveIterator(handle, parse_http=False):
-        yield (record.headers.get("WARC-Type") or "").lower(), record.headers.get("WARC-Date")
-
-
-def _warcio_records(handle) -> Iterable[tuple[str, str | None]]:
-    from warcio.archiveiterator import ArchiveIterator
-
-    # an ARC file's header comes as warcinfo, its records as responses dated by their ARC header
-    for record in ArchiveIterator(handle, arc2warc=True):
-        yield (record.rec_type or "").lower(), record.rec_headers.get_header("WARC-Date")
-
-
-def _lead_of(records: Iterable[tuple[str, str | None]]) -> LeadingRecords:
-    before = []
-    for kind, when in records:
-        if kind in CONTENT_RECORDS and when:
-            return LeadingRecords(when, before)
-        before.append((kind, when))
-        if len(before) >= RECORDS_BEFORE_CONTENT:
-            break
-    return LeadingRecords(None, before)
-
-
-def leading_records(path: Path) -> LeadingRecords:
-    """Records of ``path`` up to its first content record: FastWARC first (gzip, lz4 or plain
-    WARC, the HTTP headers not parsed), then warcio when FastWARC read nothing or failed (ARC
-    files; warcio also names what is wrong with a damaged file, by raising)."""
-    with open(path, "rb") as handle:
-        try:
-            lead = _lead_of(_fastwarc_records(handle))
-            if lead.content_date or lead.before:
-                return lead
-        except Exception:  # noqa: BLE001 - an ARC file or a damaged one: warcio says which
-            pass
-    with open(path, "rb") as handle:
-        return _lead_of(_warcio_records(handle))
-
-
-def _plausible_day(value: str) -> date:
-    day = parse_warc_date(value).date()
-    # warcio reads any text line as an ARC header and dates it 2999-12-31
-    if not FIRST_CRAWL <= day <= datetime.now(timezone.utc).date() + timedelta(days=1):
-        raise ValueError(f"implausible WARC-Date {value!r} (not a WARC or ARC file?)")
-    return day
-
-
-def warc_day(path: str | Path) -> date:
-    """The crawl day of a WARC (or ARC) file: the time stamp in its CC-NEWS file name (nothing
-    read), else the WARC-Date of its first content record (response, resource or revisit).
-
-    The first content record, not the earliest: a crawler writes records in crawl order, so the
-    first is the crawl's start, the day a CC-NEWS name would give the same file (a file spanning
-    many days gets the day its crawl started), and it is found in a few kilobytes where the
-    earliest would need the whole file read, on every sensor tick. Raises ValueError naming the
-    file when the file cannot be read or has no content record to date it by."""
-    path = Path(path)
-    match = CC_NEWS_NAME.search(path.name)
-    if match:
-        return datetime.strptime(match.group(1), "%Y%m%d").date()
-    try:
-        lead = leading_records(path)
-        if lead.content_date:
-            return _plausible_day(lead.content_date)
-    except Exception as exc:  # noqa: BLE001 - warcio raises its own errors on damaged archives
-        raise ValueError(f"{path}: cannot read a WARC-Date to date the file ({type(exc).__name__}: {exc})") from exc
-    raise ValueError(f"{path}: no CC-NEWS time stamp in the file name and {lead.why_undated()}")
-
-
-@dataclass(frozen=True)
-class DayFiles:
-    by_day: dict[date, list[Path]]
-    undated: dict[str, str] = field(default_factory=dict)  # file -> why its day is unknown
-
-    @classmethod
-    def of(cls, files: Iterable[str | Path]) -> DayFiles:
-        by_day: dict[date, list[Path]] = {}
-        undated = {}
-        for f in sorted(Path(p) for p in files):
-            try:
-                by_day.setdefault(warc_day(f), []).append(f)
-            except ValueError as exc:
-                undated[str(f)] = str(exc)
-        return cls(dict(sorted(by_day.items())), undated)
-
-    def days(self) -> list[date]:
-        return list(self.by_day)
-
-
-def files_digest(files: Iterable[str | Path]) -> str:
-    """Names, sizes and modification times: changes when a file is added, replaced or removed."""
-    h = hashlib.sha256()
-    for f in sorted(Path(p) for p in files):
-        stat = f.stat()
-        h.update(f"{f.name}\t{stat.st_size}\t{stat.st_mtime_ns}\n".encode())
-    return h.hexdigest()[:16]
-
-
-def days_to_build(day_files: DayFiles, built: dict[date, str], before: date) -> list[date]:
-    """Days before ``before`` (a day is complete once it is over) whose files are not yet built,
-    or changed since: ``built`` maps a day to the ``files_digest`` it was built from."""
-    return [d for d, files in day_files.by_day.items()
-            if d < before and built.get(d) != files_digest(files)]
-
-
-def contiguous(days: Iterable[date]) -> list[tuple[date, date]]:
-    """Sorted days as (first, last) runs of consecutive days."""
-    runs: list[list[date]] = []
-    for d in sorted(set(days)):
-        if runs and (d - runs[-1][1]).days == 1:
-            runs[-1][1] = d
-        else:
-            runs.append([d, d])
-    return [(a, b) for a, b in runs]
-
-
-def built_days(work_dir: Path) -> list[date]:
-    """Days whose dedup finished: the partitions a gathered table covers."""
+def _days_with(work_dir: Path, table: str) -> list[date]:
     folder = Path(work_dir) / NEWS
     found = []
     for child in folder.iterdir() if folder.is_dir() else []:
         match = DAY_FOLDER.match(child.name)
-        if match and (child / "dedup" / "articles.parquet").is_file():
+        if match and (child / table).is_file():
             found.append(date.fromisoformat(match.group(1)))
     return sorted(found)
+
+
+def built_days(work_dir: Path) -> list[date]:
+    """Days whose dedup finished from files of their own: the partitions a gathered table
+    covers. A day asked for that had no WARC file (``no_input_days``) is not built."""
+    empty = no_input_days(work_dir)
+    return [d for d in _days_with(work_dir, "dedup/articles.parquet") if d not in empty]
+
+
+def no_input_days(work_dir: Path) -> dict[date, str]:
+    """Days a build was asked for and found no WARC file for, with the reason recorded then
+    (until files land for the day and it is built from them)."""
+    found = {}
+    for d in _days_with(work_dir, "reports/ingest.json"):
+        reason = (read_day_report(work_dir, d, "ingest") or {}).get(NO_INPUT)
+        if reason:
+            found[d] = reason
+    return found
 
 
 def read_day_report(work_dir: Path, day: date, stage: str) -> dict | None:
     path = day_dir(work_dir, day) / "reports" / f"{stage}.json"
     return json.loads(path.read_text()) if path.is_file() else None
+
+
+NO_INPUT = "no_input"  # a day report's flag: the day had no WARC file when asked for (the reason)
+KEPT = "is kept"  # in the reason of a day built before whose files are gone: its build stands
+
+
+def no_input_reason(day: date, source: str) -> str:
+    return f"no WARC file for {day} in {source}"
 
 
 @dataclass
@@ -240,11 +114,14 @@ class DayCounts:
 
 def ingest_days(day_files: DayFiles, work_dir: Path, days: Iterable[date], workers: int | None = None,
                 config: ExtractConfig = ExtractConfig(),
-                on_progress: Callable[[dict], None] | None = None) -> list[DayCounts]:
+                on_progress: Callable[[dict], None] | None = None, source: str = "the corpus") -> list[DayCounts]:
     """Ingest the files of ``days`` in one pool of workers (finished files are skipped on a
-    rerun), then write each day's tables. A day without files gets empty tables. Two builds
-    that share days take turns on them (a lock a day, taken in date order, so neither waits
-    for the other forever); builds of other days go on at the same time."""
+    rerun), then write each day's tables. A day without files gets empty tables and a report
+    flagged ``no_input`` (no file in ``source``, where the files were looked for): it is not a
+    built day. A day built before from files that are gone now is left as it was (its counts
+    say ``no_input`` but nothing is written: files removed by mistake do not empty a day). Two
+    builds that share days take turns on them (a lock a day, taken in date order, so neither
+    waits for the other forever); builds of other days go on at the same time."""
     days = sorted(set(days))
     out = []
     for start in range(0, len(days), DAYS_LOCKED_AT_ONCE):
@@ -252,18 +129,28 @@ def ingest_days(day_files: DayFiles, work_dir: Path, days: Iterable[date], worke
         with contextlib.ExitStack() as held:
             for d in group:
                 held.enter_context(locked(Path(work_dir) / INGEST_LOCKS / f"day={d.isoformat()}.lock"))
-            out += _ingest_days(day_files, Path(work_dir), group, workers, config, on_progress)
+            out += _ingest_days(day_files, Path(work_dir), group, workers, config, on_progress, source)
     return out
 
 
 def _ingest_days(day_files: DayFiles, work_dir: Path, days: list[date], workers: int | None,
-                 config: ExtractConfig, on_progress: Callable[[dict], None] | None) -> list[DayCounts]:
+                 config: ExtractConfig, on_progress: Callable[[dict], None] | None, source: str) -> list[DayCounts]:
     shared = work_dir / "ingest"
     files = [str(f) for d in days for f in day_files.by_day.get(d, [])]
     ingest_inputs(files, shared, workers=workers, config=config, on_progress=on_progress, merge=False)
     out = []
     for d in days:
         files_of_day = day_files.by_day.get(d, [])
+        if not files_of_day:
+            earlier = read_day_report(work_dir, d, "ingest") or {}
+            if earlier.get("warc_files") and not earlier.get(NO_INPUT):
+                out.append(DayCounts("ingest", d, earlier["rows_in"], earlier["rows_out"], earlier["drops"], {
+                    **{k: v for k, v in earlier.items() if k not in ("stage", "day", "rows_in", "rows_out", "drops")},
+                    "warc_files": [], "built_from": earlier["warc_files"],
+                    NO_INPUT: f"{no_input_reason(d, source)} any more; its build from "
+                              f"{len(earlier['warc_files'])} files {KEPT} (restore them, or remove "
+                              f"{day_dir(work_dir, d)} to drop the day)"}))
+                continue
         items = expand_inputs([str(f) for f in files_of_day])
         folder = day_dir(work_dir, d) / "ingest"
         articles, drops = merge_parts(shared, items, folder / "articles.parquet", folder / "drops.parquet")
@@ -277,7 +164,8 @@ def _ingest_days(day_files: DayFiles, work_dir: Path, days: list[date], workers:
             "warc_files": [f.name for f in files_of_day],
             "files_digest": None if failed else files_digest(files_of_day),
             "files_failed": failed, "failed_attempts": before.get("failed_attempts", 0) + 1 if failed else 0,
-            "date_sources": dict(sources.iter_rows())}).save(work_dir))
+            "date_sources": dict(sources.iter_rows()),
+            **({NO_INPUT: no_input_reason(d, source)} if not files_of_day else {})}).save(work_dir))
     return out
 
 
@@ -295,9 +183,10 @@ def dedup_days(work_dir: Path, days: Iterable[date], config: DedupConfig = Dedup
         run = dedup_files([raw], folder / "dedup", state=work_dir / DEDUP_STATE, config=config,
                           batch=d.isoformat())
         drops = {f"dedup/{reason}": n for reason, n in sorted(run.counts.by_reason.items())}
+        no_input = (read_day_report(work_dir, d, "ingest") or {}).get(NO_INPUT)
         out.append(DayCounts("dedup", d, run.counts.articles, run.counts.kept, drops,
                              {"indexed_before": run.indexed_before, "indexed_after": run.indexed_after,
-                              "retired": run.retired}).save(work_dir))
+                              "retired": run.retired, **({NO_INPUT: no_input} if no_input else {})}).save(work_dir))
     return out
 
 
@@ -372,6 +261,17 @@ def gathered_window(work_dir: Path) -> tuple[date, date] | None:
     if not all("window" in info for info in days):
         return news_window(scan_gathered(work_dir, ["published_at", "crawled_at"]))
     return combined_window([tuple(date.fromisoformat(d) if d else None for d in info["window"]) for info in days])
+
+
+def snapshot_window(work_dir: Path) -> tuple[date, date] | None:
+    """The window of a snapshot of the working folder: the gathered articles' news window
+    widened to the built crawl days, so a version covers every day it was built from (the
+    articles crawled on the last day were mostly published the days before it); None when no
+    article is dated."""
+    window, built = gathered_window(work_dir), built_days(work_dir)
+    if window is None or not built:
+        return window
+    return min(window[0], built[0]), max(window[1], built[-1])
 
 
 def scan_gathered(work_dir: Path, columns: list[str] | None = None) -> pl.LazyFrame:
@@ -525,26 +425,3 @@ def drop_files(work_dir: Path, days: Iterable[date]) -> list[Path]:
     """Every day's ingest and dedup drops, for the snapshot's drops table."""
     return [p for d in days for p in (day_dir(work_dir, d) / "ingest" / "drops.parquet",
                                       day_dir(work_dir, d) / "dedup" / "drops.parquet") if p.is_file()]
-
-
-def parse_days(text: str) -> list[date]:
-    """"2026-03-01..2026-03-31" (inclusive) or one day "2026-03-05" as a list of days."""
-    first, _, last = text.partition("..")
-    try:
-        a, b = date.fromisoformat(first.strip()), date.fromisoformat((last or first).strip())
-    except ValueError as exc:
-        raise ValueError(f"days {text!r}: expected YYYY-MM-DD or YYYY-MM-DD..YYYY-MM-DD") from exc
-    if b < a:
-        raise ValueError(f"days {text!r}: the last day is before the first")
-    return [a + timedelta(days=n) for n in range((b - a).days + 1)]
-
-
-def parse_day_list(text: str) -> list[date]:
-    """Comma-separated days and ranges ("2026-01-03,2026-01-07..2026-01-09", what ``as_ranges``
-    joined with commas writes) as a sorted list of days."""
-    return sorted({d for item in text.split(",") if item.strip() for d in parse_days(item)})
-
-
-def as_ranges(days: Iterable[date]) -> list[str]:
-    """Days written compactly: ["2026-01-05..2026-01-09", "2026-01-12"]."""
-    return [a.isoformat() if a == b else f"{a.isoformat()}..{b.isoformat()}" for a, b in contiguous(days)]

@@ -19,6 +19,9 @@ from pathlib import Path
 import polars as pl
 
 
+from pastcast.sources import crawl_days
+
+
 from pastcast import daily
 from pastcast.curate.dedup import deduplicate
 from pastcast.curate.extract import ExtractConfig
@@ -78,7 +81,7 @@ class CorpusFiles:
     unknown_social: list[Path] = field(default_factory=list)
     not_read: dict[str, tuple[str, str]] = field(default_factory=dict)  # file -> (reason, detail)
     # the WARC files by crawl day, found once (an undated file's first record is read to date it)
-    day_files: daily.DayFiles = field(default_factory=lambda: daily.DayFiles({}), compare=False, repr=False)
+    day_files: crawl_days.DayFiles = field(default_factory=lambda: crawl_days.DayFiles({}), compare=False, repr=False)
 
     @classmethod
     def discover(cls, corpus_dir: str | Path) -> CorpusFiles:
@@ -101,7 +104,7 @@ class CorpusFiles:
             if path.relative_to(root).parts[0] not in CORPUS_FOLDERS:
                 not_read[str(path)] = ("outside_layout", f"{path}: not read (inputs go under "
                                                          f"{', '.join(f + '/' for f in CORPUS_FOLDERS)})")
-        day_files = daily.DayFiles.of(warc)
+        day_files = crawl_days.DayFiles.of(warc)
         for path, why in day_files.undated.items():
             not_read[path] = ("undated_file", f"{why}; the file is not in any day's build")
         markets, unknown_markets = formats_in(root / "markets", MARKET_FORMATS)
@@ -182,17 +185,21 @@ def _day_report(stage: str, counts: list[daily.DayCounts], extra: dict | None = 
         for reason, n in c.drops.items():
             drops[reason] = drops.get(reason, 0) + n
     per_day = {c.day.isoformat(): {"in": c.rows_in, "out": c.rows_out} for c in counts}
+    # days asked for that had no WARC file: not built (``daily.no_input_days``), each with its reason
+    no_input = {c.day.isoformat(): c.extra[daily.NO_INPUT] for c in counts if c.extra.get(daily.NO_INPUT)}
     return StageReport(stage, sum(c.rows_in for c in counts), sum(c.rows_out for c in counts),
-                       dict(sorted(drops.items())), {}, {"days": len(counts), "per_day": per_day, **(extra or {})})
+                       dict(sorted(drops.items())), {}, {"days": len(counts), "per_day": per_day,
+                                                         "no_input": no_input, **(extra or {})})
 
 
 def ingest_news_days(files: list[Path], work_dir: Path, days: list[date], workers: int | None = None,
                      config: ExtractConfig = ExtractConfig(),
-                     on_progress: Callable[[dict], None] | None = None) -> StageReport:
-    """The WARC files of ``days`` (by crawl day) to each day's extracted articles."""
-    day_files = daily.DayFiles.of(files)
+                     on_progress: Callable[[dict], None] | None = None, source: str = "the corpus") -> StageReport:
+    """The WARC files of ``days`` (by crawl day) to each day's extracted articles; ``source``
+    names where the files were looked for, in the reason a day without files gives."""
+    day_files = crawl_days.DayFiles.of(files)
     counts = daily.ingest_days(day_files, work_dir, days, workers=workers, config=config,
-                               on_progress=on_progress)
+                               on_progress=on_progress, source=source)
     return _day_report("ingest", counts, {"warc_files": sum(len(c.extra["warc_files"]) for c in counts)})
 
 
@@ -215,7 +222,7 @@ def gather_news(work_dir: Path) -> StageReport:
                     {"days": total["days"]}).save(work_dir)
     drops = {"dedup/superseded": gathered.displaced} if gathered.displaced else {}
     return StageReport("articles", gathered.rows_in, gathered.rows_out, drops, {"articles": str(gathered.articles_path)},
-                       {"days": len(gathered.days), "partitions": daily.as_ranges(gathered.days),
+                       {"days": len(gathered.days), "partitions": crawl_days.as_ranges(gathered.days),
                         "superseded": gathered.displaced, "days_rewritten": len(gathered.rewritten),
                         "days_read": len(gathered.read)}).save(work_dir)
 
@@ -360,7 +367,7 @@ def filter_questions_stage(work_dir: Path, config: FilterConfig | None = None, j
     # those only of the few articles it looks up (a lazy frame: the corpus is never read whole)
     articles = daily.scan_gathered(work_dir, ARTICLE_DATES)
     config = config or FilterConfig()
-    window = daily.gathered_window(work_dir)
+    window = daily.snapshot_window(work_dir)  # the snapshot's own: a question may resolve on any built day
     if window is not None and config.validate.window_start is None and config.validate.window_end is None:
         start, end = window
         config = replace(config, validate=replace(config.validate, window_start=start, window_end=end))
@@ -500,10 +507,10 @@ def snapshot(work_dir: Path, snapshots_dir: Path, name: str, inputs: list[Path],
     reports = {p.stem: json.loads(p.read_text()) for p in sorted((work_dir / "reports").glob("*.json"))}
     audit = work_dir / "audit.md"
     files = {"audit.md": audit.read_text(encoding="utf-8")} if audit.is_file() else {}
-    partitions = {"daily": daily.as_ranges(days), "days": len(days)}
+    partitions = {"daily": crawl_days.as_ranges(days), "days": len(days)}
     digests = file_digests(inputs, work_dir / "input_digests.json")
     parent = snapshots.latest_version(snapshots_dir, name)
-    folder = write_snapshot(tables, snapshots_dir, name, _known(daily.gathered_window(work_dir)),
+    folder = write_snapshot(tables, snapshots_dir, name, _known(daily.snapshot_window(work_dir)),
                             inputs=digests, stage_counts=reports, config=config, files=files, publish=publish,
                             rehash=rehash, unchanged_is_parent=not always_new_version,
                             extra={"llm": _llm_usage(work_dir), "partitions": partitions,
@@ -542,7 +549,7 @@ def build_news(files: list[Path], work: Path, days: list[date] | None = None,
                on_stage: Callable[[StageReport], None] | None = None,
                on_progress: Callable[[dict], None] | None = None) -> list[date]:
     """Ingest, dedup and gather the news of ``days`` (default every day the files cover)."""
-    days = days if days is not None else daily.DayFiles.of(files).days()
+    days = days if days is not None else crawl_days.DayFiles.of(files).days()
     for step in (lambda: ingest_news_days(files, work, days, on_progress=on_progress),
                  lambda: dedup_news_days(work, days), lambda: gather_news(work)):
         report = step()

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import polars as pl
 
-from pastcast.daily import built_days, read_day_report
+from pastcast.daily import KEPT, NO_INPUT, built_days, no_input_days, read_day_report
 from pastcast.pipeline import NEWS_QUESTIONS
 
 HISTORY_DAYS = 28
@@ -34,6 +34,7 @@ class StageCheck:
     passed: bool
     problems: list[str] = field(default_factory=list)
     per_day: dict[str, dict] = field(default_factory=dict)
+    metadata: dict = field(default_factory=dict)  # more to show beside the problems (plain values)
 
 
 def usual_range(history: list[float], rows: int | None = None,
@@ -101,13 +102,25 @@ def _kept(report: dict | None) -> float | None:
     return float(report["rows_out"]) if report else None
 
 
+def far_below_usual(count: int, usual: float) -> bool:
+    """A day's count is far below the usual median: under ``MIN_ARTICLE_SHARE`` of it, and by
+    more than ``MAD_WIDTH`` times the count's own sampling noise (Poisson: the square root of
+    the usual count). A few articles a day vary by about as many as they are, so a day of 0
+    where 2 are usual is chance; a day of 200 where 1,000 are usual is not."""
+    return count < MIN_ARTICLE_SHARE * usual and usual - count > MAD_WIDTH * usual ** 0.5
+
+
 def date_coverage(work_dir: Path, days: Iterable[date]) -> StageCheck:
     """Every day has articles after dedup, not far fewer than usual, and most of them dated from
-    the page (not only from the crawl time)."""
+    the page (not only from the crawl time). A day asked for that had no WARC file is not judged
+    here (the ``input_files`` check says so), nor counted in what is usual."""
     check, built = StageCheck(True), built_days(work_dir)
     for day in sorted(set(days)):
         dedup = read_day_report(work_dir, day, "dedup")
         ingest = read_day_report(work_dir, day, "ingest")
+        if ingest is not None and ingest.get(NO_INPUT):
+            check.per_day[day.isoformat()] = {"articles": 0, NO_INPUT: ingest[NO_INPUT]}
+            continue
         if dedup is None or ingest is None:
             check.problems.append(f"{day}: not built")
             continue
@@ -119,16 +132,56 @@ def date_coverage(work_dir: Path, days: Iterable[date]) -> StageCheck:
         crawl_dated = ingest.get("date_sources", {}).get("crawl") or 0
         pages = ingest["rows_out"] + dropped_undated
         dated_share = (ingest["rows_out"] - crawl_dated) / pages if pages else None
-        check.per_day[day.isoformat()] = {"articles": articles, "usual": usual, "warc_files": len(ingest.get("warc_files", [])),
+        files = len(ingest.get("warc_files", []))
+        check.per_day[day.isoformat()] = {"articles": articles, "usual": usual, "warc_files": files,
                                           "dated_share": round(dated_share, 3) if dated_share is not None else None}
-        if articles == 0 and ingest["rows_out"]:
+        if articles == 0 and ingest["rows_out"] >= MIN_ROWS:
+            # every article a copy of an earlier day's: a day re-sent, not news; a day of a few
+            # articles that all ran before is too small to tell (the dedup drop-rate check's bound)
             check.problems.append(f"{day}: no new articles (its {ingest['rows_out']} were copies of earlier ones)")
-        elif articles == 0:
-            check.problems.append(f"{day}: no articles ({len(ingest.get('warc_files', []))} WARC files)")
-        elif usual and articles < MIN_ARTICLE_SHARE * usual:
+        elif ingest["rows_out"] == 0:
+            # files that gave nothing at all: broken files or extraction, whatever the day's size
+            check.problems.append(f"{day}: no articles ({files} WARC files)")
+        elif usual and far_below_usual(articles, usual):
             check.problems.append(f"{day}: {articles} articles, usual {usual:.0f}")
         if dated_share is not None and pages >= MIN_ROWS and dated_share < 0.5:
             check.problems.append(f"{day}: only {dated_share:.0%} of pages carried a publication date")
+    check.passed = not check.problems
+    return check
+
+
+def input_files(no_input: dict[str, str]) -> StageCheck:
+    """Every day the run was asked to build has WARC files: a day without any is not built (an
+    empty partition), one line a day says so and what to do."""
+    check = StageCheck(True, per_day={day: {NO_INPUT: reason} for day, reason in sorted(no_input.items())})
+    for day, reason in sorted(no_input.items()):
+        reason = reason.removeprefix(f"no WARC file for {day} ")
+        if KEPT in reason:  # files gone from a day built before: the reason says what to do
+            check.problems.append(f"{day}: no WARC file {reason}")
+        else:
+            check.problems.append(f"{day}: no WARC file {reason}; nothing built for it. Land its files "
+                                  "(the landing sensor builds them) or ignore the day")
+    check.passed = not check.problems
+    return check
+
+
+def missing_days(work_dir: Path, days_with_files: Iterable[date]) -> StageCheck:
+    """Every day between the first and last built day that has WARC files is built. A day with
+    no file in the corpus (never asked for, or asked for and found empty) is no gap: it is
+    listed (``days_without_files``), the check passes for it."""
+    work_dir = Path(work_dir)
+    gaps, with_files = window_gaps(built_days(work_dir)), set(days_with_files)
+    asked = no_input_days(work_dir)
+    check = StageCheck(True)
+    without = [d for d in gaps if d not in with_files]
+    for d in gaps:
+        if d in with_files:
+            check.problems.append(f"{d}: has WARC files but is not built (the landing sensor or "
+                                  f"build_news for the day builds it)")
+            check.per_day[d.isoformat()] = {"files": True}
+        else:
+            check.per_day[d.isoformat()] = {"files": False, "asked_for": d in asked}
+    check.metadata = {"days_without_files": ", ".join(map(str, without)), "days_not_built": len(check.problems)}
     check.passed = not check.problems
     return check
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import dagster as dg
 
 from assets._partitions import RANGE_END, RANGE_START
-from pastcast.daily import DayFiles
+from pastcast.sources.crawl_days import DayFiles
 from pipelines.jobs import DAILY_ASSETS, EVALUATION
 
 

@@ -2,6 +2,7 @@
 
 import dagster as dg
 
+from assets._executors import writer_pool
 from assets._resources import PastcastStorage
 from pastcast.snapshot_gc import collect_garbage
 from pipelines.jobs import WRITES_TAGS
@@ -12,7 +13,7 @@ class RetentionConfig(dg.Config):
     dry_run: bool = False  # report what would go, remove nothing
 
 
-@dg.op(description="Removes the versions beyond the last `keep` published ones and the parts only they "
+@dg.op(pool=writer_pool(), description="Removes the versions beyond the last `keep` published ones and the parts only they "
                    "referenced (`pastcast snapshot gc`); never a part a kept version names.")
 def collect_snapshot_garbage(context: dg.OpExecutionContext, config: RetentionConfig,
                              storage: PastcastStorage) -> dg.Output[None]:

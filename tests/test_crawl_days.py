@@ -14,9 +14,10 @@ from click.testing import CliRunner
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
-from pastcast import daily
+from pastcast.sources import crawl_days
+
 from pastcast.cli import main as cli
-from pastcast.daily import DayFiles, warc_day
+from pastcast.sources.crawl_days import DayFiles, warc_day
 from pastcast.stage_checks import news_questions_in_window
 from warcs import SHARED, needs_shared
 
@@ -94,7 +95,7 @@ def test_bookkeeping_records_alone_do_not_date_a_file(tmp_path):
 
 def test_the_search_for_a_content_record_stops_early(tmp_path, monkeypatch):
     """A file with no content record near its start (a WAT file, a log) is not read whole."""
-    monkeypatch.setattr(daily, "RECORDS_BEFORE_CONTENT", 3)
+    monkeypatch.setattr(crawl_days, "RECORDS_BEFORE_CONTENT", 3)
     path = crawl_warc(tmp_path / "wat-like.warc.gz", [("warcinfo", WRITTEN), *[("metadata", PAGES)] * 4,
                                                       ("response", PAGES)])
     with pytest.raises(ValueError, match="in its first 3 records"):
@@ -123,7 +124,7 @@ def _fundus() -> Path:
 def test_the_real_file_is_dated_by_its_responses_not_its_warcinfo(tmp_path):
     renamed = tmp_path / "fundus-256.warc.gz"
     renamed.symlink_to(_fundus())
-    lead = daily.leading_records(renamed)
+    lead = crawl_days.leading_records(renamed)
     assert [kind for kind, _ in lead.before] == ["warcinfo", "request"]
     assert lead.before[0][1].startswith("2026-11-29")  # the date the issue's build took
     assert warc_day(renamed) == FUNDUS_CRAWL

@@ -12,8 +12,8 @@ import pytest
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
-from pastcast.daily import (scan_gathered, DayFiles, as_ranges, contiguous, day_dir, days_to_build, dedup_days,
-                            files_digest, gather_articles, ingest_days, read_day_report, warc_day)
+from pastcast.daily import scan_gathered, built_days, day_dir, dedup_days, gather_articles, ingest_days, no_input_days, read_day_report
+from pastcast.sources.crawl_days import DayFiles, as_ranges, contiguous, days_to_build, files_digest, warc_day
 from pastcast.schemas import ARTICLES
 from warcs import article_html, write_warc
 
@@ -270,7 +270,7 @@ def test_ingest_writes_each_days_tables_and_reports(warc_dir, tmp_path):
     assert report["date_sources"] == {"meta": 3}
 
 
-def test_day_without_files_gets_empty_tables_and_a_report(warc_dir, tmp_path):
+def test_day_without_files_gets_empty_tables_and_a_no_input_report(warc_dir, tmp_path):
     work = tmp_path / "work"
     _build(warc_dir, work)
     for stage in ("ingest", "dedup"):
@@ -280,6 +280,10 @@ def test_day_without_files_gets_empty_tables_and_a_report(warc_dir, tmp_path):
         report = json.loads((day_dir(work, D2) / "reports" / f"{stage}.json").read_text())
         assert (report["rows_in"], report["rows_out"], report["drops"]) == (0, 0, {})
     assert read_day_report(work, D2, "ingest")["warc_files"] == []
+    # flagged: the day was asked for and had no file, so it is not a built day
+    for stage in ("ingest", "dedup"):
+        assert "no WARC file for 2026-01-06" in read_day_report(work, D2, stage)["no_input"]
+    assert D2 not in built_days(work) and list(no_input_days(work)) == [D2]
 
 
 def test_copy_of_an_earlier_day_is_dropped_on_the_later_day(warc_dir, tmp_path):
@@ -292,7 +296,7 @@ def test_copy_of_an_earlier_day_is_dropped_on_the_later_day(warc_dir, tmp_path):
     assert _read(work, D3, "dedup", "articles")["url"].to_list() == ["https://news.example/delta"]
     gathered = gather_articles(work)
     table = pl.read_parquet(gathered.articles_path)
-    assert gathered.days == [D1, D2, D3]
+    assert gathered.days == [D1, D3]  # D2 had no file: not a built day
     assert (gathered.rows_in, gathered.rows_out, gathered.displaced) == (4, 4, 0)
     assert sorted(table["url"]) == ["https://news.example/alpha", "https://news.example/bravo",
                                     "https://news.example/charlie", "https://news.example/delta"]

@@ -9,7 +9,8 @@ import polars as pl
 import pytest
 
 from pastcast import pipeline
-from pastcast.daily import DayFiles, day_dir, scan_gathered
+from pastcast.daily import day_dir, scan_gathered
+from pastcast.sources.crawl_days import DayFiles
 from warcs import SHARED, needs_shared
 
 pytestmark = [needs_shared, pytest.mark.slow]

@@ -29,8 +29,15 @@ def test_definitions_load_with_every_asset_check_and_job():
         node = graph.get(dg.AssetKey(key))
         assert node.partitions_def.start.date().isoformat() == partitions.START_DATE  # the corpus's first day
         assert node.backfill_policy.max_partitions_per_run is None  # a range of days is one run
-    assert graph.get(dg.AssetKey("news_questions")).pools == {"llm"}  # LLM-bound steps share a pool
-    assert graph.get(dg.AssetKey("questions")).pools == {"llm"}  # the optional leak judge
+    # every writer is in the writers' pool (held per run by the shipped instance config) and has a
+    # single-run backfill policy (a range of days is one build from any launcher, the CLI included)
+    for key in keys - {"evaluation"}:
+        node = graph.get(dg.AssetKey(key))
+        assert node.pools == {"pastcast_store"}, key
+        assert node.backfill_policy is not None and node.backfill_policy.max_partitions_per_run is None, key
+    assert not graph.get(dg.AssetKey("evaluation")).pools  # it reads a published version, beside a build
+    instance = yaml.safe_load((ROOT / "deploy" / "dagster.yaml").read_text())
+    assert instance["concurrency"]["pools"] == {"granularity": "run", "default_limit": 1}
     checks = {(c.asset_key.to_user_string(), c.name): graph.get_check_spec(c) for c in graph.asset_check_keys}
     blocking = {name for (asset, name), spec in checks.items() if spec.blocking}
     assert blocking == {"manifest_matches_files", "ids_are_unique", "articles_within_crawl_bounds",
@@ -72,7 +79,8 @@ def test_the_executor_is_chosen_by_configuration(monkeypatch):
     from assets._executors import executor_from_env
 
     monkeypatch.setenv("PASTCAST_EXECUTOR", "multiprocess")
-    assert executor_from_env() is dg.multi_or_in_process_executor
+    chosen = executor_from_env()  # Dagster's multiprocess-or-in-process, in process by default
+    assert chosen.name == dg.multi_or_in_process_executor.name
     monkeypatch.setenv("PASTCAST_EXECUTOR", "dask")
     assert executor_from_env().name == "dask"
     monkeypatch.setenv("PASTCAST_EXECUTOR", "spark")

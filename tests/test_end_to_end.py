@@ -50,12 +50,15 @@ def test_every_asset_materializes_and_the_blocking_checks_pass(built):
                         "no_answer_in_own_text", "no_answer_in_other_questions", "revised_dates_have_evidence",
                         "market_questions_follow_their_markets", "inputs_read_whole", "tables_kept_their_rows"}
     assert all(checks[("snapshot", name)].passed for name in blocking)
-    # warnings on the stages: the sample has crawl days without files, which the coverage check names
-    coverage = checks[("articles", "date_coverage")]
-    assert not coverage.passed and coverage.severity.value == "WARN"
-    assert "2026-01-06: no articles (0 WARC files)" in coverage.metadata["examples"].value
+    # warnings on the stages: the sample has crawl days without files in the one range run; the
+    # input check names them (they are empty partitions, not built days), the others agree
+    inputs = checks[("articles_raw", "input_files")]
+    assert not inputs.passed and inputs.severity.value == "WARN"
+    assert inputs.metadata["examples"].value.startswith("2026-01-06: no WARC file in ")
+    assert checks[("articles", "date_coverage")].passed
     assert checks[("articles_raw", "drop_rates_in_usual_range")].passed
-    assert checks[("snapshot", "no_missing_days")].passed  # a day without files is still built (empty)
+    missing = checks[("snapshot", "no_missing_days")]
+    assert missing.passed and "2026-01-06" in missing.metadata["days_without_files"].value
 
 
 def test_snapshot_is_complete_and_matches_its_manifest(built):

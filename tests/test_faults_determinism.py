@@ -24,6 +24,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from pastcast.sources import crawl_days
+
 from pastcast import daily, pipeline
 from pastcast.curate.dedup import deduplicate
 from pastcast.schemas import ARTICLES
@@ -35,8 +37,8 @@ DAY = timedelta(days=1)
 
 
 def _days_of(files) -> list[date]:
-    wanted = {d for a, b in RUNS for d in daily.parse_days(f"{a}..{b}")}
-    return [d for d in daily.DayFiles.of(files).days() if d in wanted]
+    wanted = {d for a, b in RUNS for d in crawl_days.parse_days(f"{a}..{b}")}
+    return [d for d in crawl_days.DayFiles.of(files).days() if d in wanted]
 
 
 FILES = pipeline.CorpusFiles.discover(SAMPLE).warc

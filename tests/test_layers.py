@@ -19,7 +19,7 @@ SHARED = 0
 RANKS = {
     "pastcast": SHARED, "pastcast.text": SHARED, "pastcast.search": SHARED, "pastcast.matching": SHARED,
     "pastcast.io": SHARED, "pastcast.schemas": SHARED, "pastcast.drops": SHARED, "pastcast.llm": SHARED,
-    "pastcast.retry": SHARED, "pastcast.store": SHARED,
+    "pastcast.retry": SHARED, "pastcast.store": SHARED, "pastcast.lease": SHARED,
     "pastcast.sources": 1, "pastcast.imports": 1,
     "pastcast.curate": 2,
     "pastcast.questions": 3,

@@ -303,9 +303,11 @@ def test_the_daily_asset_generates_one_day_with_the_llm_and_reports_its_cost(tmp
                                    instance=instance)
         assert len(server.requests) == 4  # the two articles of 03-08, once
     meta = first.get_asset_materialization_events()[0].materialization.metadata
-    assert meta["llm/requests"].value == 4 and meta["llm/tokens"].value == 480
-    assert meta["llm/cost_usd"].value == "unknown" and meta["dagster/row_count"].value == 2
-    assert again.get_asset_materialization_events()[0].materialization.metadata["llm/requests"].value == 0
+    # the LLM's use is the run's (run/...); the day's partition has its own articles and questions
+    assert meta["run/llm/requests"].value == 4 and meta["run/llm/tokens"].value == 480
+    assert meta["run/llm/cost_usd"].value == "unknown" and meta["dagster/row_count"].value == 2
+    assert meta["articles"].value == 2 and meta["questions"].value == 2
+    assert again.get_asset_materialization_events()[0].materialization.metadata["run/llm/requests"].value == 0
     day = work / "questions" / "news" / "day=2026-03-08"
     assert pl.read_parquet(day / "questions.parquet").height == 2
     assert pl.read_parquet(day / "llm_ledger.parquet").height == 4

@@ -266,23 +266,25 @@ def test_the_dump_sensor_requests_an_import_only_when_a_dump_changes(tmp_path):
 
 
 def test_each_published_version_is_evaluated_once(two_then_three, tmp_path):
+    """Turned on over a store with versions already published, the sensor evaluates LATEST (and
+    not the versions before it), then nothing until LATEST moves; the requested run replays it."""
     root = two_then_three[0]
     local = local_defs(root, root / "corpus")
+    latest = latest_version(root / "snapshots", "t")
     with dg.DagsterInstance.ephemeral() as instance:
-        instance.report_runless_asset_event(dg.AssetMaterialization(
-            "latest_snapshot", metadata={"name": "t", "version": "v2"}))
         tick = _sensor_requests(local, "evaluate_new_snapshots", instance=instance)
         (request,) = tick.run_requests
-        assert request.run_key == "t/v2" and tick.cursor
-        assert request.run_config["ops"]["evaluation"]["config"]["version"] == "v2"
-        assert not _sensor_requests(local, "evaluate_new_snapshots", cursor=tick.cursor, instance=instance).run_requests
-        # the requested run: the evaluation asset replays v3 to the baselines
+        assert request.run_key == f"t/{latest}" and tick.cursor
+        assert request.run_config["ops"]["evaluation"]["config"]["version"] == latest
+        again = _sensor_requests(local, "evaluate_new_snapshots", cursor=tick.cursor, instance=instance)
+        assert not again.run_requests and again.skip_message.endswith("none new")
+        # the requested run: the evaluation asset replays LATEST to the baselines
         result = local.resolve_job_def("evaluate_snapshot").execute_in_process(
             instance=instance, run_config=request.run_config)
     assert result.success
     meta = result.get_asset_materialization_events()[0].materialization.metadata
-    assert meta["version"].value == "v2" and meta["mean_bss/abstain"].value == 0
-    assert {p.name for p in (root / "runs" / "t-v2").iterdir()} == set(BASELINES)
+    assert meta["version"].value == latest and meta["mean_bss/abstain"].value == 0
+    assert {p.name for p in (root / "runs" / f"t-{latest}").iterdir()} == set(BASELINES)
 
 
 def test_a_working_folder_from_before_daily_partitions_does_not_double_its_drops(two_then_three, tmp_path):
@@ -316,9 +318,12 @@ def test_a_new_window_built_from_the_cli_matches_one_build_of_both(tmp_path):
     build("windows", "2026-01-05..2026-02-15", "2026-02-16..2026-04-02")
     build("once")
     folders = {w: tmp_path / w / "s" / "sample" for w in ("windows", "once")}
-    v2 = read_manifest(folders["windows"] / "v2")
-    assert v2["parent_version"] == "v1" and v2["partitions"]["daily"] == ["2026-01-05..2026-04-02"]
-    assert read_manifest(folders["windows"] / "v1")["partitions"]["daily"] == ["2026-01-05..2026-02-15"]
+    v2, once = read_manifest(folders["windows"] / "v2"), read_manifest(folders["once"] / "v1")
+    # the days with files: a day of the windows without any is not built (docs/partitions.md)
+    assert v2["parent_version"] == "v1" and v2["partitions"] == once["partitions"]
+    assert v2["window"] == once["window"] and v2["window"]["end"] == "2026-04-02"
+    v1_days = read_manifest(folders["windows"] / "v1")["partitions"]["daily"]
+    assert v1_days[0].startswith("2026-01-05") and v1_days[-1].endswith("2026-02-14")  # 02-15 has no file
     for table, key in (("articles", "article_id"), ("questions", "question_id")):
         ids = {w: sorted(read_table(f / ("v2" if w == "windows" else "v1"), table)[key])
                for w, f in folders.items()}
@@ -367,7 +372,8 @@ def test_a_day_with_an_unreadable_file_is_requested_again_then_left_to_a_person(
             keys.append(request.run_key)
     assert len(set(keys)) == len(keys) and keys[0].endswith(":attempt-2")  # Dagster runs a key once
     skipped = _sensor_requests(local, "new_warc_files")
-    assert not skipped.run_requests and "1 left unbuilt" in skipped.skip_message
+    assert not skipped.run_requests and "1 day left unbuilt after 3 failed reads" in skipped.skip_message
+    assert lost.name in skipped.skip_message  # the tick's summary names the file to look at
 
     pipeline.ingest_news_days(files, tmp_path / "work", [DAYS[0]], workers=1)  # readable again, by hand
     report = daily.read_day_report(tmp_path / "work", DAYS[0], "ingest")

@@ -62,29 +62,52 @@ def demo(snapshots_dir: str) -> None:
 @click.option("--full", is_flag=True,
               help="Search every question in the whole corpus again and check every part of the new version "
                    "(default: what the build before searched and checked is reused; a first build is full).")
+@click.option("--wait", "wait_seconds", type=click.IntRange(min=0), default=0, show_default=True, metavar="SECONDS",
+              help="When another build (a Dagster run, another `pastcast build`) is writing the working folder, "
+                   "wait this long for it before giving up (default: stop at once, saying who writes).")
 def build(corpus_dir: str, work_dir: str, snapshots_dir: str, name: str, days: str | None,
-          allow_input_loss: bool, full: bool) -> None:
-    """Build a snapshot from a corpus folder without Dagster (same stages as the assets)."""
-    from pastcast import pipeline
-    from pastcast.daily import parse_days
-    from pastcast.snapshot_checks import publish_if_sound
-    from pastcast.stage_checks import news_questions_in_window
+          allow_input_loss: bool, full: bool, wait_seconds: int) -> None:
+    """Build a snapshot from a corpus folder without Dagster (same stages as the assets).
 
-    try:
+    One build writes a working folder at a time: this one holds the folder's writer lease from
+    start to end (docs/operations.md)."""
+    from pastcast import lease
+    from pastcast.snapshot import PointerError, latest_version
+    from pastcast.sources.crawl_days import parse_days
+
+    try:  # bad arguments and a damaged LATEST are named before anything is written, in one line
         chosen = parse_days(days) if days else None
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--days") from exc
+    try:
+        latest_version(snapshots_dir, name)
+    except PointerError as exc:
+        raise click.ClickException(str(exc)) from exc
+
+    def waiting(owner: dict, waited: float) -> None:
+        if int(waited) % 60 < 2:
+            console.print(f"waiting for {lease.describe(owner)} to finish writing {work_dir} ({waited:.0f} s)")
+
+    try:
+        with lease.holding(work_dir, lease.process_owner("pastcast build"), wait_seconds=wait_seconds,
+                           on_wait=waiting):
+            _build(corpus_dir, work_dir, snapshots_dir, name, chosen, allow_input_loss, full)
+    except lease.StoreBusy as exc:
+        raise click.ClickException(f"{exc}: wait for it to end, or pass --wait SECONDS") from exc
+
+
+def _build(corpus_dir: str, work_dir: str, snapshots_dir: str, name: str, chosen: list | None,
+           allow_input_loss: bool, full: bool) -> None:
+    from pastcast import pipeline
+    from pastcast.snapshot import is_unchanged_build, latest_version
+    from pastcast.snapshot_checks import publish_if_sound
+    from pastcast.stage_checks import news_questions_in_window
 
     def report(r: pipeline.StageReport) -> None:
         drops = ", ".join(f"{k}={v}" for k, v in r.drops.items()) or "none"
         console.print(f"[bold]{r.stage}[/]: {r.rows_in} in, {r.rows_out} kept; drops: {drops}")
 
-    from pastcast.snapshot import PointerError, is_unchanged_build, latest_version
-
-    try:  # a damaged LATEST is named before any stage runs, in one line
-        parent = latest_version(snapshots_dir, name)
-    except PointerError as exc:
-        raise click.ClickException(str(exc)) from exc
+    parent = latest_version(snapshots_dir, name)  # read under the lease: no build moves it now
     with progress() as bar:
         folder = pipeline.run_all(corpus_dir, work_dir, snapshots_dir, name, on_stage=report,
                                   on_progress=ingest_progress(bar), publish=False, days=chosen,
