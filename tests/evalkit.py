@@ -71,3 +71,21 @@ def last_day_held(work: Path, held: Path) -> Iterator[date]:
     yield last
     for sub in (NEWS, pipeline.NEWS_QUESTIONS):
         shutil.move(held / sub / day, work / sub / day)
+
+
+def cut_to_days(snapshot: Path, root: Path, days: int) -> tuple[Path, date]:
+    """A copy of ``snapshot`` under ``root`` whose manifest's window is its first ``days`` days,
+    its search index built: a short replay of the demo snapshot."""
+    from datetime import timedelta
+
+    from pastcast.evaluate.environment import ReplayEnvironment
+    from pastcast.io import write_json
+    from pastcast.snapshot import MANIFEST, copy_version, read_manifest
+
+    copy = copy_version(snapshot, root / "snapshots" / "sample")
+    manifest = read_manifest(copy)
+    start = date.fromisoformat(manifest["window"]["start"])
+    manifest["window"]["end"] = (start + timedelta(days=days - 1)).isoformat()
+    write_json(manifest, copy / MANIFEST)
+    ReplayEnvironment(copy).search("warm the index")
+    return copy, start

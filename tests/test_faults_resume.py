@@ -224,13 +224,16 @@ def test_eval_mcp_resume_continues_a_stopped_run_with_the_scores_of_an_uninterru
         fh.write(_torn({"date": "2024-01-03", "question_id": "q2", "forecast": {"Bo Lind": 0.5}}))
     assert not (run / "run.json").exists()
 
-    # started again without --resume: refused before serving, saying why, on stderr
+    # started again without --resume: refused before serving the replay, saying why, on stderr and
+    # to the client (which may not show stderr) as the instructions of a server without the replay
     init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
             "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
     params = _mcp(snap, run, tmp_path)
     refused = subprocess.run([params.command, *params.args], input=json.dumps(init) + "\n", env=params.env,
                              cwd=tmp_path, capture_output=True, text=True, timeout=WAIT_S)
-    assert refused.returncode == 1 and refused.stdout == ""  # nothing served
+    assert refused.returncode == 1
+    told = json.loads(refused.stdout.splitlines()[0])["result"]["instructions"]
+    assert "not serving a replay" in told and "--resume" in told and "--force" in told
     assert "--resume" in refused.stderr and "--force" in refused.stderr and "Traceback" not in refused.stderr
     assert refused.stderr.strip().count("\n") == 0
 

@@ -110,6 +110,7 @@ def test_each_snapshot_version_records_its_parent_and_the_days_it_covers(two_the
     assert listed["published"].all() and listed.filter(pl.col("latest"))["version"].to_list() == ["v2"]
 
 
+@pytest.mark.slow  # ~13 s: three days built one by one
 def test_the_days_articles_are_deduplicated_against_the_days_before(tmp_path):
     """The sample's syndicated copies cross days: a day built alone against its predecessors
     drops the same copies as one build of every day."""

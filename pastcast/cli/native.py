@@ -3,6 +3,7 @@ agents over MCP), over ``pastcast.evaluate.mcp_server`` and ``pastcast.evaluate.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
@@ -72,7 +73,9 @@ def eval_mcp(snapshot_ref: str, out_dir: str, root: str, force: bool, resume: bo
     memory_read(name). This process holds the answers; the agent sees only the simulated day.
     When next_day passes the window's end the run is scored like `eval run`. Stopped earlier
     (Ctrl-C, SIGTERM, SIGHUP, the client gone), a run without a forecast leaves nothing in OUT;
-    one with forecasts is continued with --resume.
+    one with forecasts is continued with --resume. Over stdio, a replay that cannot be served
+    (OUT holds a run: --resume or --force) is an error on stderr and, to the client, a server
+    whose instructions and one tool (state) say why, until the client disconnects (exit code 1).
     """
     from pastcast.evaluate.mcp_server import HttpServer, bind, serve_stdio
     from pastcast.evaluate.session import ReplaySession
@@ -89,9 +92,11 @@ def eval_mcp(snapshot_ref: str, out_dir: str, root: str, force: bool, resume: bo
         with user_errors():
             session = ReplaySession(resolve(snapshot_ref, root), out_dir, agent_name, force=force, policy=wake,
                                     extra={"transport": f"mcp-{transport}"}, resume=resume)
-    except BaseException:
+    except BaseException as exc:
         if sock is not None:
             sock.close()
+        if transport == "stdio" and isinstance(exc, click.ClickException) and not sys.stdin.isatty():
+            _refuse_over_stdio(exc)  # a client started it: it is told why, not left without tools
         raise
     try:
         if transport == "stdio":
@@ -116,6 +121,27 @@ def eval_mcp(snapshot_ref: str, out_dir: str, root: str, force: bool, resume: bo
         console.print(f"scored: {_summary_line(session.result.summary)}; run folder {out_dir}")
 
 
+def _refuse_over_stdio(error: click.ClickException) -> None:
+    """``eval mcp`` over stdio that cannot serve the replay: the error on stderr, then, for a
+    client that does not show stderr, an MCP server whose instructions and one tool say it,
+    until the client disconnects; exit code 1."""
+    from pastcast.evaluate.mcp_server import serve_refusal_stdio
+
+    reason = error.message
+    if isinstance(error.__cause__, FileExistsError):  # the run folder holds a run
+        reason += (". In the MCP client's config, add --resume (continue an unfinished run) or --force (replace "
+                   "the run) to the `pastcast eval mcp` command, or give it a new --out folder, then restart "
+                   "the client")
+    else:
+        reason += ". Fix the `pastcast eval mcp` command in the MCP client's config, then restart the client"
+    click.echo(f"Error: {reason}", err=True)  # one line; then served to the client until it leaves
+    try:
+        serve_refusal_stdio(reason)
+    except KeyboardInterrupt:
+        pass
+    raise SystemExit(1)
+
+
 @click.command("harness")
 @_common
 @click.option("--command", "agent_command", required=True,
@@ -134,9 +160,10 @@ def eval_harness(snapshot_ref: str, out_dir: str, root: str, force: bool, resume
 
     The workspace (OUT/workspace) holds only what the agent may see: questions.json (read-only),
     PROMPT.md and memory/; the MCP configs of Claude Code, Codex and OpenCode are in OUT/config.
-    A day the command fails or times out is recorded in OUT/harness.json and the replay goes on.
+    A day the command fails or times out is recorded in OUT/harness.json and the replay goes on;
+    a day it ends without one pastcast tool call is recorded as no_tools (docs/harness.md).
     """
-    from pastcast.evaluate.harness import run_harness
+    from pastcast.evaluate.harness import no_tools_message, run_harness
     from pastcast.snapshot import resolve
 
     wake = _policy(policy, deadline_days)
@@ -160,5 +187,9 @@ def eval_harness(snapshot_ref: str, out_dir: str, root: str, force: bool, resume
         raise SystemExit(130) from None
     failed = f", failed on {', '.join(result.failed)}" if result.failed else ""
     late = f", timed out on {', '.join(result.timed_out)}" if result.timed_out else ""
-    click.echo(f"{len(result.days)} agent days{failed}{late}; {_summary_line(result.summary)}; "
+    idle = f", {len(result.no_tools)} without a tool call" if result.no_tools else ""
+    click.echo(f"{len(result.days)} agent days{failed}{late}{idle}; {_summary_line(result.summary)}; "
                f"run folder {Path(out_dir)}")
+    warning = no_tools_message(len(result.no_tools), len(result.days))
+    if warning:
+        click.echo(warning)

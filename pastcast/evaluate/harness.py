@@ -16,9 +16,13 @@ the replay goes on the next day. In ``session`` mode the command runs once for t
 and moves the clock itself with ``next_day``; one that exits early, or leaves a day unfinished
 for ``timeout_s``, is recorded for that day, and started again on the next.
 
+A day whose command exited 0 (or ended a session's day) without one pastcast tool call is
+``no_tools``, not ``ok``: a CLI that cannot reach the MCP server runs on without its tools and
+exits 0, and that is almost always what happened (docs/harness.md).
+
 The run folder is ``eval run``'s (ledger.jsonl, scores.parquet, run.json) plus ``harness.json``
-(each day: status, exit code, wall time, tool calls by name, forecasts), ``logs/`` (each day's
-output of the command) and ``config/``.
+(each day: status, exit code, wall time, tool calls by name, forecasts; the failed, timed-out and
+no-tools days), ``logs/`` (each day's output of the command) and ``config/``.
 """
 
 from __future__ import annotations
@@ -43,12 +47,13 @@ from pastcast.evaluate.session import ReplaySession
 MODES = ("per-day", "session")
 KILL_GRACE_S = 5.0  # after SIGTERM, before SIGKILL
 POLL_S = 0.1
+OK, NO_TOOLS, FAILED, TIMED_OUT = "ok", "no_tools", "failed", "timed_out"  # a day's status
 
 PROMPT = """# pastcast: forecast day {date}
 
 You are forecasting on a replay of the past. Today is {date} (simulated); you can only see
 what was published by the end of today (UTC). Your tools are on the MCP server "{server}":
-list_questions, search_news, search_posts, market_consensus, submit_forecast,
+state, list_questions, search_news, search_posts, market_consensus, submit_forecast,
 resolved_questions, memory_write, memory_read, next_day.
 
 1. Read the open questions (list_questions; also questions.json in this folder).
@@ -67,7 +72,7 @@ ENDING = {
 @dataclass
 class Day:
     date: str
-    status: str  # ok, failed, timed_out
+    status: str  # ok, no_tools (ran, ended, no tool call), failed, timed_out
     exit_code: int | None
     wall_s: float
     tool_calls: dict[str, int]
@@ -82,11 +87,23 @@ class HarnessResult:
 
     @property
     def failed(self) -> list[str]:
-        return [d.date for d in self.days if d.status == "failed"]
+        return [d.date for d in self.days if d.status == FAILED]
 
     @property
     def timed_out(self) -> list[str]:
-        return [d.date for d in self.days if d.status == "timed_out"]
+        return [d.date for d in self.days if d.status == TIMED_OUT]
+
+    @property
+    def no_tools(self) -> list[str]:
+        return [d.date for d in self.days if d.status == NO_TOOLS]
+
+
+def no_tools_message(no_tools: int, days: int) -> str | None:
+    """What a run with ``no_tools`` days (out of ``days``) tells its user, or None."""
+    if not no_tools:
+        return None
+    return (f"{no_tools} of {days} days made no pastcast tool call (no_tools): the CLI most likely did not "
+            f"reach the MCP server; check its MCP config and flags (docs/harness.md)")
 
 
 def mcp_configs(url: str) -> dict[str, str]:
@@ -232,7 +249,11 @@ class _Agent:
 
 def _day_record(session: ReplaySession, day: str, status: str, code: int | None, wall: float,
                 restarts: int = 0) -> Day:
+    """The day's record; one that ended (exit 0, or ended by the agent) without a single tool
+    call is ``no_tools``: the command ran, but never reached the server."""
     calls, forecasts = session.day_stats(day)
+    if not calls and (status == OK or status == FAILED and code == 0):
+        status = NO_TOOLS
     return Day(day, status, code, round(wall, 3), calls, forecasts, restarts)
 
 
@@ -315,7 +336,7 @@ def _per_day(session: ReplaySession, agent: _Agent, timeout_s: float, days: list
             while (code := proc.poll()) is None:
                 now = time.monotonic()
                 if now - started > timeout_s:
-                    status = "timed_out"
+                    status = TIMED_OUT
                     break
                 if session.state()["date"] != day:  # it called next_day: its day is over
                     ended_at = ended_at or now
@@ -325,7 +346,7 @@ def _per_day(session: ReplaySession, agent: _Agent, timeout_s: float, days: list
         finally:
             _stop(proc)  # whatever is left of it, children too
         if status is None:
-            status = "ok" if code == 0 or ended_at is not None else "failed"
+            status = OK if code == 0 or ended_at is not None else FAILED
         _note(days, _day_record(session, day, status, code, time.monotonic() - started), on_day)
         session.advance_if_today(day)  # the agent did not end its day: the harness does
 
@@ -348,12 +369,12 @@ def _one_session(session: ReplaySession, agent: _Agent, timeout_s: float, days: 
                     day, day_started = today, session.wake_times()[1].get(today, time.monotonic())
                     continue
                 if code is not None:  # it stopped with the replay unfinished: the day failed
-                    _note(days, _day_record(session, day, "failed", code, time.monotonic() - day_started,
+                    _note(days, _day_record(session, day, FAILED, code, time.monotonic() - day_started,
                                             restarts), on_day)
                     break
                 if time.monotonic() - day_started > timeout_s:
                     _stop(proc)
-                    _note(days, _day_record(session, day, "timed_out", None, time.monotonic() - day_started,
+                    _note(days, _day_record(session, day, TIMED_OUT, None, time.monotonic() - day_started,
                                             restarts), on_day)
                     break
                 time.sleep(POLL_S)
@@ -378,16 +399,20 @@ def _note_days_ended(session: ReplaySession, day: str, today: str, day_started: 
     for i, wake in enumerate(ended):
         began = day_started if i == 0 else woken_at.get(wake, now)
         until = woken_at.get(ended[i + 1], now) if i + 1 < len(ended) else woken_at.get(today, now)
-        _note(days, _day_record(session, wake, "ok", None, max(0.0, until - began), restarts), on_day)
+        _note(days, _day_record(session, wake, OK, None, max(0.0, until - began), restarts), on_day)
 
 
 def _write_record(out_dir: Path, days: list[Day], session: ReplaySession, workspace: Workspace) -> None:
     record = {"days": [vars(d) for d in days], "tool_calls": dict(sorted(session.tool_calls.items())),
               "forecasts": len(session.env.ledger), "agent_days": len(days),
-              "failed_days": [d.date for d in days if d.status == "failed"],
-              "timed_out_days": [d.date for d in days if d.status == "timed_out"],
+              "failed_days": [d.date for d in days if d.status == FAILED],
+              "timed_out_days": [d.date for d in days if d.status == TIMED_OUT],
+              "no_tools_days": [d.date for d in days if d.status == NO_TOOLS],
               "wall_s": round(sum(d.wall_s for d in days), 3),
               **({"workspace_problems": workspace.problems} if workspace.problems else {})}
+    warning = no_tools_message(len(record["no_tools_days"]), len(days))
+    if warning:
+        record["no_tools_warning"] = warning
     # the run folder is the agent's to write too: written through a descriptor, never a link
     root = confined_fs.open_root(workspace.root)
     try:

@@ -153,6 +153,28 @@ def serve_stdio(session: ReplaySession) -> None:
     build_server(session).run("stdio")
 
 
+def refusal_server(reason: str) -> MCPServer:
+    """The server ``eval mcp`` runs over stdio when it cannot serve the replay (a run folder
+    that already holds a run, a snapshot that is not there): a client that hides the server's
+    stderr would see only a server with no tools. This one says why, in its ``instructions``
+    and as its one tool, ``state`` (the replay's first look), whose description and error are
+    the reason."""
+    text = f"pastcast is not serving a replay: {reason}"
+    server = MCPServer(SERVER_NAME, instructions=text, log_level="WARNING")
+
+    @server.tool(name="state", description=text + " (calling this tool returns the same message)",
+                 annotations=READ)
+    def state() -> dict[str, Any]:
+        raise ToolError(text)
+
+    return server
+
+
+def serve_refusal_stdio(reason: str) -> None:
+    """Serve ``refusal_server(reason)`` on stdin/stdout until the client closes them."""
+    refusal_server(reason).run("stdio")
+
+
 def bind(port: int = 0) -> socket.socket:
     """A listening socket on loopback (``port`` 0: any free one); ``PortUnavailable`` (a
     ``ValueError``, as ``eval serve`` raises it) when the port is out of range or cannot be had."""
