@@ -75,6 +75,8 @@ def test_no_public_path_to_an_unresolved_answer(snap):
             value = value("q1")
         elif name == "articles_published":
             value = value(date(2024, 1, 1), date(2030, 1, 1))
+        elif name == "published_matching":
+            value = value("harbor board chair vote", env.today, 50)
         elif callable(value):
             value = value()
         public[name] = value

@@ -30,8 +30,9 @@ def eval_group() -> None:
                    "replayed from the partial ledger); the scores equal an uninterrupted run's.")
 @click.option("--force", is_flag=True, help="Replace a run already in OUT (without it, OUT holding a run is refused).")
 @click.option("--policy", default="daily", show_default=True,
-              help="When the agent wakes: daily, sleep (the agent calls env.sleep), cron:N (every N days), "
-                   "cron:mon,thu, watcher:word,word (new articles matching a word).")
+              help="When the agent wakes: daily, sleep (the agent calls env.sleep), agent (the triggers the agent "
+                   "sets in env.triggers: docs/agent-triggers.md), cron:N (every N days), cron:mon,thu, "
+                   "watcher:word,word (new articles matching a word).")
 @click.option("--deadline-guard", "deadline_days", type=int, default=0, show_default=True,
               help="Also wake when an open question without a forecast closes within N days (0: off).")
 @click.option("--judge-model", default=None,
@@ -85,14 +86,22 @@ def eval_run(snapshot_ref: str, agent: str, out_dir: str, root: str, resume: boo
               help="Continue the stopped run in OUT: its forecasts replayed, the clock back on the day it stopped on.")
 @click.option("--request-timeout", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True,
               help="Seconds a connection may stall (a body not sent in time gets 408; an idle connection closes).")
+@click.option("--policy", default=None,
+              help="When the agent wakes (as for `eval mcp`): daily, sleep, agent (the triggers the agent sets: "
+                   "POST /v1/sleep, /v1/wake_on, ...), cron:N, cron:mon,thu, watcher:word,word; default: "
+                   "daily, recorded as external.")
+@click.option("--deadline-guard", "deadline_days", type=int, default=0, show_default=True,
+              help="Also wake when an open question without a forecast closes within N days (0: off).")
 def eval_serve(snapshot_ref: str, out_dir: str, port: int, agent_name: str, root: str, force: bool,
-               resume: bool, request_timeout: float) -> None:
+               resume: bool, request_timeout: float, policy: str | None, deadline_days: int) -> None:
     """Serve the replay of SNAPSHOT over HTTP on loopback, for an agent in another process.
 
     \b
     This process holds the answers; a client gets only the current day's tools:
       GET /v1/state, /v1/questions, /v1/search?query=..&k=.., /v1/search_posts, /v1/market?question_id=..,
-      /v1/resolved; POST /v1/forecast {"question_id", "forecast": {outcome: p}}, /v1/advance {"days": 1}.
+      /v1/resolved, /v1/triggers; POST /v1/forecast {"question_id", "forecast": {outcome: p}},
+      /v1/advance {"days": 1}; with --policy agent POST /v1/sleep, /v1/wake_on, /v1/wake_every,
+      /v1/wake_on_weekdays, /v1/wake_at, /v1/clear_triggers (docs/agent-triggers.md).
     Advancing past the window's end scores the run like `eval run`; then the server stops.
     Stopped earlier (Ctrl-C, SIGTERM, SIGHUP), a run without a forecast leaves nothing in OUT;
     one with forecasts is continued with --resume.
@@ -102,12 +111,20 @@ def eval_serve(snapshot_ref: str, out_dir: str, port: int, agent_name: str, root
     from pastcast.evaluate.serve import make_server
     from pastcast.snapshot import resolve
 
+    from pastcast.evaluate.policies import parse_policy
+
+    wake = None
+    if policy is not None or deadline_days > 0:
+        try:
+            wake = parse_policy(policy or "daily", deadline_days)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="--policy") from exc
     if resume and force:
         raise click.BadParameter("--resume continues a run, --force replaces it: pass one", param_hint="--force")
     stop_on_signals()
     with user_errors():  # the port is bound before OUT is claimed: a busy port leaves nothing behind
         server, run = make_server(resolve(snapshot_ref, root), out_dir, port, agent_name, force=force,
-                                  timeout=request_timeout, resume=resume)
+                                  timeout=request_timeout, resume=resume, policy=wake)
     host, bound = server.server_address[:2]
     console.print(f"serving {run.snapshot_dir} at http://{host}:{bound}/v1 (Ctrl-C to stop)")
 

@@ -12,8 +12,10 @@ from pastcast.cli._shared import console, user_errors
 from pastcast.cli._signals import stop_on_signals
 
 SNAPSHOT_HELP = "Snapshot folder, NAME (its latest) or NAME/vN."
-POLICY_HELP = ("When the agent wakes: daily, sleep (next_day's days set the next wake), cron:N (every N days), "
-               "cron:mon,thu, watcher:word,word (new articles matching a word); next_day moves to the next wake.")
+POLICY_HELP = ("When the agent wakes: daily, sleep (next_day's days set the next wake), agent (the triggers the agent "
+               "sets with the sleep, wake_on, wake_every, wake_on_weekdays, wake_at tools: docs/agent-triggers.md), "
+               "cron:N (every N days), cron:mon,thu, watcher:word,word (new articles matching a word); next_day "
+               "moves to the next wake.")
 
 
 def _policy(spec: str, deadline_days: int):
@@ -70,7 +72,9 @@ def eval_mcp(snapshot_ref: str, out_dir: str, root: str, force: bool, resume: bo
     Tools (JSON results): state, list_questions, search_news(query, k, from_date, to_date,
     full_text), search_posts, market_consensus(question_id), submit_forecast(question_id,
     outcomes), resolved_questions, next_day(days), memory_write(name, text, append),
-    memory_read(name). This process holds the answers; the agent sees only the simulated day.
+    memory_read(name), and the triggers of --policy agent: sleep(days), wake_on(keywords,
+    min_hits), wake_every(days), wake_on_weekdays(weekdays), wake_at(dates), triggers,
+    clear_triggers. This process holds the answers; the agent sees only the simulated day.
     When next_day passes the window's end the run is scored like `eval run`. Stopped earlier
     (Ctrl-C, SIGTERM, SIGHUP, the client gone), a run without a forecast leaves nothing in OUT;
     one with forecasts is continued with --resume. Over stdio, a replay that cannot be served

@@ -20,6 +20,7 @@ from pastcast.evaluate.consensus import MarketConsensus
 from pastcast.search.index import ArticleIndex, Hit
 from pastcast.search.index_store import open_or_build
 from pastcast.evaluate.scoring import InvalidForecast, validate
+from pastcast.evaluate.triggers import TriggerSet
 from pastcast.snapshot import MANIFEST, check_integrity, read_manifest
 from pastcast.store import has_table, read_table
 
@@ -106,6 +107,7 @@ class ReplayEnvironment:
         self._has_posts = has_table(self._snapshot_dir, "posts")
         self._ledger: list[LedgerEntry] = []
         self.requested_wake: date | None = None  # set by sleep(); read by the Sleep policy
+        self.triggers = TriggerSet()  # set by the agent; read by the AgentTriggers policy (--policy agent)
         self._search_ms: list[float] = []
         # Private like the index: it holds prices of every day, including later ones.
         self._consensus = MarketConsensus.from_snapshot(self._snapshot_dir, questions)
@@ -158,6 +160,13 @@ class ReplayEnvironment:
         """How many searchable articles were published over ``since`` .. ``through`` (capped
         at today)."""
         return self._article_index().count_published(since, self._through(through))
+
+    def published_matching(self, query: str, day: date, k: int) -> list[str]:
+        """The ids of up to ``k`` articles published on ``day`` (UTC, not after today) that match
+        ``query`` as ``search`` matches it (a trigger's check: not counted as the agent's search)."""
+        if day > self.today:
+            raise ValueError(f"{day} is after today ({self.today})")
+        return [h.article_id for h in self._article_index().search(query, day, k, snippets=False, since=day)]
 
     def search_latency(self) -> dict:
         """Searches made so far and their latency (ms), for the run record."""

@@ -54,13 +54,16 @@ PROMPT = """# pastcast: forecast day {date}
 You are forecasting on a replay of the past. Today is {date} (simulated); you can only see
 what was published by the end of today (UTC). Your tools are on the MCP server "{server}":
 state, list_questions, search_news, search_posts, market_consensus, submit_forecast,
-resolved_questions, memory_write, memory_read, next_day.
+resolved_questions, memory_write, memory_read, next_day, sleep, wake_on, wake_every,
+wake_on_weekdays, wake_at, triggers, clear_triggers.
 
 1. Read the open questions (list_questions; also questions.json in this folder).
 2. Research them with search_news / search_posts (and market_consensus where there is a market).
 3. submit_forecast for each question you can: {{outcome: probability}}, outcomes written as the
    answer would be, probabilities summing to at most 1. A later forecast replaces an earlier one.
 4. Keep notes for later days with memory_write (memory_read lists them).
+   When state says the policy is "agent", choose when you are woken next: sleep, wake_on (a
+   keyword watcher), wake_every, wake_on_weekdays, wake_at; triggers lists them.
 {ending}
 """
 ENDING = {

@@ -44,7 +44,10 @@ probability distribution over free-form outcomes (the probabilities sum to at mo
 over goes to 'none of these'); a later forecast for the same question replaces an earlier one.
 Answers and your scores appear in resolved_questions once a question resolves. memory_write /
 memory_read keep notes across days. next_day ends your day; the replay is scored when the last
-day is over."""
+day is over. When the replay's policy is "agent" (state says), you choose when you are woken:
+sleep, wake_on (a keyword watcher), wake_every, wake_on_weekdays and wake_at set triggers,
+next_day moves to the next day one fires (daily while none is set); triggers lists them and
+clear_triggers removes them."""
 
 # Every tool is marked read-only: none touches the agent's machine or the world (a forecast, a
 # note, the clock are the replay's own state). Codex's exec mode declines any tool call not so
@@ -55,6 +58,7 @@ WRITE = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_
 # the schema the client sees; the value reaches the session as sent (its checks are HTTP's too)
 Integer = Annotated[Any, WithJsonSchema({"type": "integer"})]
 Boolean = Annotated[Any, WithJsonSchema({"type": "boolean"})]
+Strings = Annotated[Any, WithJsonSchema({"type": "array", "items": {"type": "string"}})]
 
 
 def _guarded(session: ReplaySession, name: str, call: Callable[[], dict]) -> dict[str, Any]:
@@ -129,10 +133,51 @@ def build_server(session: ReplaySession) -> MCPServer:
 
     @server.tool(annotations=WRITE)
     def next_day(days: Integer = 1) -> dict[str, Any]:
-        """End today and move the clock on (days >= 1). Returns the new date, done (true once
+        """End today and move the clock on (days >= 1; under --policy agent, on to the next day a
+        trigger fires, its reasons in woken_because). Returns the new date, done (true once
         the replay is over, when it is scored), what resolved meanwhile with your scores, and
         how many new articles were published (new_articles)."""
         return _guarded(session, "next_day", lambda: session.advance(days))
+
+    @server.tool(annotations=WRITE)
+    def sleep(days: Integer = 1) -> dict[str, Any]:
+        """(--policy agent) Be woken days (>= 1) from today, or earlier if another trigger fires;
+        replaces an earlier sleep, fires once."""
+        return _guarded(session, "sleep", lambda: session.sleep(days))
+
+    @server.tool(annotations=WRITE)
+    def wake_on(keywords: Strings, min_hits: Integer = 1) -> dict[str, Any]:
+        """(--policy agent) A watcher: be woken on a day when at least min_hits articles published
+        that day match any of the keywords (matched as search_news matches). The reply's
+        matches_today and would_wake_today are a dry run on today's articles."""
+        return _guarded(session, "wake_on", lambda: session.wake_on(keywords, min_hits))
+
+    @server.tool(annotations=WRITE)
+    def wake_every(days: Integer) -> dict[str, Any]:
+        """(--policy agent) Be woken every days (>= 1) days, counted from today."""
+        return _guarded(session, "wake_every", lambda: session.wake_every(days))
+
+    @server.tool(annotations=WRITE)
+    def wake_on_weekdays(weekdays: Strings) -> dict[str, Any]:
+        """(--policy agent) Be woken on these weekdays (monday..sunday, or mon..sun)."""
+        return _guarded(session, "wake_on_weekdays", lambda: session.wake_on_weekdays(weekdays))
+
+    @server.tool(annotations=WRITE)
+    def wake_at(dates: Strings) -> dict[str, Any]:
+        """(--policy agent) Be woken on each of these dates (YYYY-MM-DD, after today, within the
+        replay window), once each."""
+        return _guarded(session, "wake_at", lambda: session.wake_at(dates))
+
+    @server.tool(annotations=READ)
+    def triggers() -> dict[str, Any]:
+        """Your triggers (id, kind and what each holds), the replay's policy, and whether
+        triggers decide your wakes (active: only under --policy agent)."""
+        return _guarded(session, "triggers", session.triggers)
+
+    @server.tool(annotations=WRITE)
+    def clear_triggers() -> dict[str, Any]:
+        """Remove every trigger (with none set you are woken daily)."""
+        return _guarded(session, "clear_triggers", session.clear_triggers)
 
     @server.tool(annotations=WRITE)
     def memory_write(name: str, text: str, append: Boolean = False) -> dict[str, Any]:

@@ -10,8 +10,13 @@ A policy is asked once per simulated day whether the agent wakes (``decide(env, 
 - ``Watcher(keywords)``: wakes when an article published since the last wake matches any
   keyword (the date-gated search, so nothing from the future); a watcher that errors wakes
   the agent, never silences it.
+- ``AgentTriggers``: the agent sets its own triggers (sleep, watchers, schedules, dates:
+  pastcast.evaluate.triggers) and wakes on the next day one fires; with none set, daily.
 - ``DeadlineGuard(inner, days)``: wraps any policy and forces a wake when an open question
   with no forecast yet closes within ``days`` days.
+
+A policy may also give every reason it wakes the agent (``reasons``; ``wake_reasons`` asks
+any policy): what a run's ``wake_log`` records.
 """
 
 from __future__ import annotations
@@ -81,6 +86,36 @@ class Watcher:
         return None
 
 
+class AgentTriggers:
+    """The agent's own triggers (``env.triggers``) decide; an agent that sets none wakes daily."""
+
+    name = "agent"
+
+    def reasons(self, env: ReplayEnvironment, last_wake: date | None) -> list[str]:
+        if last_wake is None:
+            return ["first day"]
+        if not env.triggers:
+            return ["daily: no trigger set"]
+        return env.triggers.fire(env)
+
+    def decide(self, env: ReplayEnvironment, last_wake: date | None) -> str | None:
+        return "; ".join(self.reasons(env, last_wake)) or None
+
+
+def wake_reasons(policy: WakePolicy, env: ReplayEnvironment, last_wake: date | None) -> list[str]:
+    """Every reason ``policy`` wakes the agent today (empty: it sleeps on)."""
+    reasons = getattr(policy, "reasons", None)
+    if reasons is not None:
+        return reasons(env, last_wake)
+    reason = policy.decide(env, last_wake)
+    return [reason] if reason else []
+
+
+def uses_triggers(policy: WakePolicy) -> bool:
+    """Whether the agent's triggers decide its wakes (``--policy agent``, guarded or not)."""
+    return isinstance(policy, AgentTriggers) or isinstance(getattr(policy, "inner", None), AgentTriggers)
+
+
 @dataclass
 class DeadlineGuard:
     inner: WakePolicy
@@ -90,27 +125,32 @@ class DeadlineGuard:
     def __post_init__(self) -> None:
         self.name = f"{self.inner.name}+deadline{self.days}"
 
-    def decide(self, env: ReplayEnvironment, last_wake: date | None) -> str | None:
-        reason = self.inner.decide(env, last_wake)
-        if reason:
-            return reason
+    def reasons(self, env: ReplayEnvironment, last_wake: date | None) -> list[str]:
+        """The inner policy's reasons, then every unforecast question about to close."""
+        reasons = wake_reasons(self.inner, env, last_wake)
         forecast = {e.question_id for e in env.ledger}
         for q in env.open_questions():
             last_day = q.resolution_date - timedelta(days=1)
             if q.question_id not in forecast and (last_day - env.today).days < self.days:
-                return f"deadline: {q.question_id} closes after {last_day}"
-        return None
+                reasons.append(f"deadline: {q.question_id} closes after {last_day}")
+        return reasons
+
+    def decide(self, env: ReplayEnvironment, last_wake: date | None) -> str | None:
+        reasons = self.reasons(env, last_wake)
+        return reasons[0] if reasons else None
 
 
 def parse_policy(spec: str, deadline_days: int = 0) -> WakePolicy:
-    """``daily``, ``sleep``, ``cron:N`` (every N days), ``cron:mon,thu``, ``watcher:word,word``;
-    with ``deadline_days`` > 0 wrapped in a ``DeadlineGuard``."""
+    """``daily``, ``sleep``, ``agent`` (the agent's own triggers), ``cron:N`` (every N days),
+    ``cron:mon,thu``, ``watcher:word,word``; with ``deadline_days`` > 0 wrapped in a ``DeadlineGuard``."""
     kind, _, arg = spec.partition(":")
     days = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
     if kind == "daily":
         policy: WakePolicy = EveryDay()
     elif kind == "sleep":
         policy = Sleep()
+    elif kind == "agent":
+        policy = AgentTriggers()
     elif kind == "cron":
         names = [a.strip().lower()[:3] for a in arg.split(",") if a.strip()]
         if names and all(n in days for n in names):
@@ -126,5 +166,5 @@ def parse_policy(spec: str, deadline_days: int = 0) -> WakePolicy:
             raise ValueError("watcher needs keywords: watcher:election,rate")
         policy = Watcher(words)
     else:
-        raise ValueError(f"unknown policy {spec!r}: use daily, sleep, cron:N, cron:mon,thu or watcher:word,word")
+        raise ValueError(f"unknown policy {spec!r}: use daily, sleep, agent, cron:N, cron:mon,thu or watcher:word,word")
     return DeadlineGuard(policy, deadline_days) if deadline_days > 0 else policy

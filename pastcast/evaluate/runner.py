@@ -23,8 +23,9 @@ from pastcast.evaluate.environment import LedgerEntry, ReplayEnvironment
 from pastcast.search.index import ArticleIndex
 from pastcast.matching import matches, normalise
 from pastcast.evaluate.metrics import summary_metrics
-from pastcast.evaluate.policies import EveryDay, WakePolicy
+from pastcast.evaluate.policies import EveryDay, WakePolicy, wake_reasons
 from pastcast.evaluate.scoring import brier_skill_score, standing, time_weighted_bss, top1_accuracy
+from pastcast.evaluate.triggers import TriggerSet
 from pastcast.io import write_json, write_parquet
 from pastcast.llm import LLMSettings
 from pastcast.store import read_table
@@ -299,7 +300,9 @@ def _run(env: ReplayEnvironment, agent: Agent, snapshot_dir: Path, out_dir: Path
     resumed: dict = {}
     if resuming:
         day_index, resumed = _replay_partial(env, agent, out_dir, warn)
-        wakes = read_progress(out_dir / PROGRESS).get("wakes", [])
+        saved = read_progress(out_dir / PROGRESS)
+        wakes = saved.get("wakes", [])
+        env.triggers = TriggerSet.from_json(saved.get("triggers"))
         last_wake = date.fromisoformat(wakes[-1]["date"]) if wakes else None
     else:
         day_index = 0
@@ -308,18 +311,19 @@ def _run(env: ReplayEnvironment, agent: Agent, snapshot_dir: Path, out_dir: Path
         while not env.done:
             if progress:
                 progress(day_index, env.n_days, env.today)
-            reason = policy.decide(env, last_wake)
-            if reason:
+            reasons = wake_reasons(policy, env, last_wake)
+            if reasons:
                 env.requested_wake = None
                 agent.act(env)
-                wakes.append({"date": env.today.isoformat(), "reason": reason})
+                wakes.append({"date": env.today.isoformat(), "reason": reasons[0], "reasons": reasons})
                 last_wake = env.today
             for entry in env.ledger[written:]:
                 ledger_file.write(ledger_line(entry, agent.name) + "\n")
             written = len(env.ledger)
             ledger_file.flush()
             write_json({"agent": agent.name, "last_day": env.today.isoformat(), "wakes": wakes,
-                        "requested_wake": env.requested_wake.isoformat() if env.requested_wake else None},
+                        "requested_wake": env.requested_wake.isoformat() if env.requested_wake else None,
+                        "triggers": env.triggers.to_json()},
                        out_dir / PROGRESS)
             env.advance()
             day_index += 1
@@ -332,6 +336,7 @@ def _run(env: ReplayEnvironment, agent: Agent, snapshot_dir: Path, out_dir: Path
         "agent_config": {k: v for k, v in vars(agent).items()
                          if not k.startswith("_") and isinstance(v, (bool, int, float, str))},
         "resumed": resuming, **({"resume": resumed} if resumed else {}), "policy": policy.name, "wakes": len(wakes), "wake_reasons": _reasons(wakes),
+        "wake_log": [{"date": w["date"], "reasons": w.get("reasons", [w["reason"]])} for w in wakes],
         **({"llm": agent.usage} if isinstance(getattr(agent, "usage", None), dict) else {})},
         judge=judge)
 

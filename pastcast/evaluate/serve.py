@@ -18,6 +18,11 @@ Endpoints (JSON; errors are ``{"error": "..."}``):
   were published; past the window's end the run is scored and ``{"done": true,
   "summary": ...}`` returned (ledger.jsonl, scores.parquet, run.json in the run folder, as
   ``eval run`` writes them).
+- ``GET  /v1/triggers``                  the agent's triggers, the policy, whether they are active
+- ``POST /v1/sleep`` ``{"days"}``, ``/v1/wake_on`` ``{"keywords", "min_hits"}``, ``/v1/wake_every``
+  ``{"days"}``, ``/v1/wake_on_weekdays`` ``{"weekdays"}``, ``/v1/wake_at`` ``{"dates"}``,
+  ``/v1/clear_triggers``: the triggers the agent sets under ``--policy agent``
+  (pastcast.evaluate.triggers; the same as the MCP tools of those names)
 
 Bad requests never cost the server a connection without an answer, nor the server itself:
 400 a bad parameter, a body that is not a JSON object, a Content-Length that is not a
@@ -47,6 +52,7 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlparse
 
+from pastcast.evaluate.policies import WakePolicy
 from pastcast.evaluate.scoring import InvalidForecast
 from pastcast.evaluate.session import MAX_ADVANCE_DAYS, MAX_K, ReplaySession, jsonable, short
 from pastcast.io import loads_json
@@ -197,6 +203,8 @@ class _Handler(BaseHTTPRequestHandler):
                 return 200, run.market_consensus(params.get("question_id", [""])[0])["consensus"]
             if url.path == "/v1/resolved":
                 return 200, run.resolved_questions()["questions"]
+            if url.path == "/v1/triggers":
+                return 200, run.triggers()
         except (ValueError, KeyError) as exc:
             raise RequestError(400, str(exc)) from None
         return 404, {"error": f"no route GET {url.path}"}
@@ -206,8 +214,10 @@ class _Handler(BaseHTTPRequestHandler):
         run = self.run
         try:
             with run.lock:
-                if run.env.done and url.path in ("/v1/forecast", "/v1/advance"):
+                if run.env.done and (url.path in ("/v1/forecast", "/v1/advance") or url.path in TRIGGER_ROUTES):
                     return 409, {"error": "the replay is over", **run.state()}
+                if url.path in TRIGGER_ROUTES:
+                    return 200, TRIGGER_ROUTES[url.path](run, body)
                 if url.path == "/v1/forecast":
                     return 200, run.submit_forecast(body.get("question_id"), body.get("forecast"))
                 if url.path == "/v1/advance":
@@ -217,6 +227,16 @@ class _Handler(BaseHTTPRequestHandler):
         except (ValueError, TypeError) as exc:
             raise RequestError(400, str(exc)) from None
         return 404, {"error": f"no route POST {url.path}"}
+
+
+TRIGGER_ROUTES = {  # POST: the agent's triggers, their arguments from the body
+    "/v1/sleep": lambda run, body: run.sleep(body.get("days", 1)),
+    "/v1/wake_on": lambda run, body: run.wake_on(body.get("keywords"), body.get("min_hits", 1)),
+    "/v1/wake_every": lambda run, body: run.wake_every(body.get("days")),
+    "/v1/wake_on_weekdays": lambda run, body: run.wake_on_weekdays(body.get("weekdays")),
+    "/v1/wake_at": lambda run, body: run.wake_at(body.get("dates")),
+    "/v1/clear_triggers": lambda run, body: run.clear_triggers(),
+}
 
 
 class _Server(ThreadingHTTPServer):
@@ -230,11 +250,12 @@ class _Server(ThreadingHTTPServer):
 
 def make_server(snapshot_dir: str | os.PathLike, out_dir: str | os.PathLike, port: int = 0,
                 agent_name: str = "external", force: bool = False,
-                timeout: float | None = REQUEST_TIMEOUT,
-                resume: bool = False) -> tuple[ThreadingHTTPServer, ReplaySession]:
+                timeout: float | None = REQUEST_TIMEOUT, resume: bool = False,
+                policy: WakePolicy | None = None) -> tuple[ThreadingHTTPServer, ReplaySession]:
     """A server on 127.0.0.1 (``port`` 0: any free one); call ``serve_forever`` to run it,
     then ``server_close`` and ``run.close()``. ``timeout``: seconds a connection may stall;
-    ``resume``: continue the unfinished run in ``out_dir`` on the day it stopped on.
+    ``resume``: continue the unfinished run in ``out_dir`` on the day it stopped on; ``policy``:
+    when the agent wakes (without one, the run records its policy as "external").
 
     The port is bound first: ``PortUnavailable`` (a ``ValueError``) when it is out of range
     or cannot be listened on, before the snapshot is checked or the run folder claimed."""
@@ -244,8 +265,8 @@ def make_server(snapshot_dir: str | os.PathLike, out_dir: str | os.PathLike, por
     except OSError as exc:
         raise unavailable(port, exc) from None
     try:
-        run = ReplaySession(snapshot_dir, out_dir, agent_name, force=force, extra={"policy": "external"},
-                            resume=resume)
+        run = ReplaySession(snapshot_dir, out_dir, agent_name, force=force, policy=policy,
+                            extra={} if policy else {"policy": "external"}, resume=resume)
     except BaseException:
         server.server_close()
         raise

@@ -27,9 +27,10 @@ from pathlib import Path
 
 from pastcast.evaluate.environment import ReplayEnvironment
 from pastcast.evaluate.notes import Notes, check_note_name
-from pastcast.evaluate.policies import EveryDay, WakePolicy
+from pastcast.evaluate.policies import EveryDay, WakePolicy, wake_reasons
 from pastcast.evaluate.resume import (Warn, check_agent, progress_day, read_partial, read_progress, replay,
                                       rewrite_partial, warn_stderr)
+from pastcast.evaluate.triggers import TriggerSet, TriggerTools
 from pastcast.evaluate.run_folder import MEMORY, PARTIAL, PROGRESS, RUN_FOLDERS, claim_run_folder, remove_tree
 from pastcast.io import write_json
 from pastcast.evaluate.runner import finish_run, ledger_line, score_question, utcnow
@@ -93,9 +94,10 @@ def parse_day(value, name: str) -> date | None:
     raise ValueError(f"{name} must be a YYYY-MM-DD date, got {short(value)}")
 
 
-class ReplaySession:
+class ReplaySession(TriggerTools):
     """One replay, its ledger file, its memory notes, its scoring at the end. Every method is
-    safe to call from several threads (one call at a time touches the environment)."""
+    safe to call from several threads (one call at a time touches the environment). The
+    agent's triggers (``--policy agent``) are set with ``TriggerTools``' methods."""
 
     def __init__(self, snapshot_dir: str | os.PathLike, out_dir: str | os.PathLike, agent_name: str = "external",
                  force: bool = False, policy: WakePolicy | None = None, memory_dir: str | os.PathLike | None = None,
@@ -131,6 +133,7 @@ class ReplaySession:
         self.tool_calls: Counter[str] = Counter()
         self.calls_by_day: dict[str, Counter[str]] = {}
         self.wakes: list[str] = []  # the days the agent was woken, in order
+        self.wake_log: list[dict] = []  # and why: {date, reasons} (run.json's wake_log)
         self.woken_at: dict[str, float] = {}  # and when (time.monotonic), for wall time per day
         self._last_wake: date | None = None
         self.on_wake: Callable[[], None] | None = None  # called on each wake, before any tool answers
@@ -184,8 +187,11 @@ class ReplaySession:
         rewrite_partial(self._partial, replayed)
         today = self.env.today.isoformat()
         self.wakes = [w for w in progress.get("wakes", []) if isinstance(w, str) and w <= today]
+        self.wake_log = [w for w in progress.get("wake_log", []) if isinstance(w, dict) and str(w.get("date")) <= today]
+        self.env.triggers = TriggerSet.from_json(progress.get("triggers"))
         if not self.env.done and today not in self.wakes:
             self.wakes.append(today)
+            self.wake_log.append({"date": today, "reasons": ["resumed"]})
         self._last_wake = self.env.today if not self.env.done else progress_day(progress, "last_wake", path)
         self.env.requested_wake = progress_day(progress, "requested_wake", path)
         self.woken_at[today] = time.monotonic()
@@ -203,7 +209,8 @@ class ReplaySession:
         write_json({"agent": self.agent_name, "today": env.today.isoformat(),
                     "last_wake": self._last_wake.isoformat() if self._last_wake else None,
                     "requested_wake": env.requested_wake.isoformat() if env.requested_wake else None,
-                    "wakes": self.wakes, "policy": self.policy.name,
+                    "wakes": self.wakes, "wake_log": self.wake_log, "policy": self.policy.name,
+                    "triggers": env.triggers.to_json(),
                     "calls_by_day": {d: dict(c) for d, c in sorted(self.calls_by_day.items())},
                     "kept": self.kept}, self.out_dir / PROGRESS)
 
@@ -223,12 +230,14 @@ class ReplaySession:
 
     def _wake(self) -> None:
         """Move on to the first day the policy wakes the agent (today, if it does)."""
-        while not self.env.done and not self.policy.decide(self.env, self._last_wake):
+        reasons: list[str] = []
+        while not self.env.done and not (reasons := wake_reasons(self.policy, self.env, self._last_wake)):
             self.env.advance()
         if not self.env.done:
             self.env.requested_wake = None
             self._last_wake = self.env.today
             self.wakes.append(self.env.today.isoformat())
+            self.wake_log.append({"date": self.env.today.isoformat(), "reasons": reasons})
             self.woken_at[self.env.today.isoformat()] = time.monotonic()
             self._save_progress()
             if self.on_wake is not None:
@@ -263,7 +272,7 @@ class ReplaySession:
             env = self.env
             return {"date": env.today.isoformat(), "today": env.today.isoformat(),
                     "start": env.start.isoformat(), "end": env.end.isoformat(), "done": env.done,
-                    "forecasts": len(env.ledger), "agent": self.agent_name}
+                    "forecasts": len(env.ledger), "agent": self.agent_name, "policy": self.policy.name}
 
     def questions(self) -> dict:
         """The open questions (no answers), each with the agent's standing forecast."""
@@ -340,9 +349,10 @@ class ReplaySession:
             return {"date": self.env.today.isoformat(), "questions": self._resolved()}
 
     def advance(self, days=1) -> dict:
-        """Advance ``days``, then on to the day the policy next wakes the agent;
-        what resolved meanwhile (answers, the agent's scores), how many articles were
-        published meanwhile, and, once past the window's end, the scored run's summary."""
+        """Advance ``days``, then on to the day the policy next wakes the agent (why:
+        ``woken_because``); what resolved meanwhile (answers, the agent's scores), how many
+        articles were published meanwhile, and, once past the window's end, the scored run's
+        summary."""
         days = advance_days(days)
         with self.lock:
             self._check_open()
@@ -360,6 +370,8 @@ class ReplaySession:
             out = {**self.state(), "previous_date": before.isoformat(),
                    "resolved": [q for q in self._resolved(since=before) if q["resolution_date"] <= through.isoformat()],
                    "new_articles": env.articles_published(before + timedelta(days=1), through)}
+            if not env.done:
+                out["woken_because"] = self.wake_log[-1]["reasons"]
             if env.done:
                 self._finish()
                 out["summary"] = self.result.summary
@@ -395,7 +407,7 @@ class ReplaySession:
             os.replace(self._partial, self.out_dir / "ledger.jsonl")
         try:
             self.result = finish_run(self.env, self.snapshot_dir, self.out_dir, self.agent_name, self.started, {
-                "policy": self.policy.name, "wakes": len(self.wakes),
+                "policy": self.policy.name, "wakes": len(self.wakes), "wake_log": self.wake_log,
                 "tool_calls": dict(sorted(self.tool_calls.items())), **self.extra})
             (self.out_dir / PROGRESS).unlink(missing_ok=True)  # scored: nothing to resume
         finally:
