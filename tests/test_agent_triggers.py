@@ -321,3 +321,18 @@ def test_an_mcp_agent_sets_its_triggers_over_stdio(demo_snapshot, tmp_path):
     assert record["wake_log"][1]["reasons"][0].startswith("wake_on (t1): ")
     assert record["wake_log"][2] == {"date": (day + timedelta(days=10)).isoformat(),
                                      "reasons": [f"sleep (t2): asked on {day} to wake on {day + timedelta(days=10)}"]}
+
+
+def test_the_cli_takes_the_agent_policy(snap, tmp_path):
+    from click.testing import CliRunner
+
+    from pastcast.cli import main as cli_main
+
+    done = CliRunner().invoke(cli_main, ["eval", "run", "--snapshot", str(snap), "--agent", "abstain", "--out",
+                                         str(tmp_path / "run"), "--policy", "agent", "--deadline-guard", "1"])
+    assert done.exit_code == 0, done.output
+    record = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert record["policy"] == "agent+deadline1" and record["wakes"] == 20 == len(record["wake_log"])  # none set
+    bad = CliRunner().invoke(cli_main, ["eval", "serve", "--snapshot", str(snap), "--out", str(tmp_path / "srv"),
+                                        "--policy", "hourly"])
+    assert bad.exit_code != 0 and "unknown policy" in bad.output and not (tmp_path / "srv").exists()
