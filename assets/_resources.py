@@ -60,11 +60,21 @@ class PastcastStorage(dg.ConfigurableResource):
         path.mkdir(parents=True, exist_ok=True)
         run = self._context.dagster_run if self._context is not None else None
         if run is not None and self._holding is None:
-            self._holding = contextlib.ExitStack()
-            self._holding.enter_context(self._lease(path, run))
+            held = contextlib.ExitStack()
+            try:  # held until the step ends (teardown_after_execution)
+                held.enter_context(self._lease(path, run))
+            except lease.StoreBusy as exc:
+                raise dg.Failure(description=f"{exc}. This run ({run.job_name}) stops here without writing: wait "
+                                             "for that build to end, or launch builds with the build_news (days) or "
+                                             "build_snapshot job, which queue behind each other; "
+                                             "PASTCAST_WRITER_WAIT_SECONDS sets how long a step waits",
+                                 allow_retries=False) from exc
+            self._holding = held
         return path
 
     def _lease(self, path: Path, run: dg.DagsterRun):
+        """This step's membership of its run's lease: claimed on entry (waiting for another writer
+        up to ``writer_wait_seconds``, then ``StoreBusy``), renewed while the step runs, left at its end."""
         log, instance = self._context.log, self._context.instance
 
         def alive(owner: dict) -> bool | None:
@@ -74,23 +84,11 @@ class PastcastStorage(dg.ConfigurableResource):
             other = instance.get_run_by_id(owner["id"])
             return None if other is None else not other.is_finished
 
-        said: list[float] = []
-
         def waiting(owner: dict, waited: float) -> None:
-            if not said or waited - said[-1] >= 60:  # a line a minute, not one a poll
-                said.append(waited)
-                log.info(f"waiting for {lease.describe(owner)} to finish writing {path} ({waited:.0f} s so far)")
+            log.info(f"waiting for {lease.describe(owner)} to finish writing {path} ({waited:.0f} s so far)")
 
-        try:
-            lease.claim(path, lease.run_owner(run.run_id, run.job_name), alive,
-                        wait_seconds=self.writer_wait_seconds, on_wait=waiting)
-        except lease.StoreBusy as exc:
-            raise dg.Failure(description=f"{exc}. This run ({run.job_name}) stops here without writing: wait "
-                                         "for that build to end, or launch builds with the build_news (days) or "
-                                         "build_snapshot job, which queue behind each other; "
-                                         "PASTCAST_WRITER_WAIT_SECONDS sets how long a step waits",
-                             allow_retries=False) from exc
-        return _left_at_exit(path, run.run_id)
+        return lease.holding(path, lease.run_owner(run.run_id, run.job_name), alive,
+                             wait_seconds=self.writer_wait_seconds, on_wait=waiting)
 
     def corpus(self) -> CorpusFiles:
         return CorpusFiles.discover(self.corpus_dir)
@@ -99,16 +97,6 @@ class PastcastStorage(dg.ConfigurableResource):
         return MarketQuestionConfig(horizon_days=self.market_horizon_days or None,
                                     numeric_buckets=self.numeric_buckets,
                                     near_certain=NearCertainConfig(share=self.near_certain_share or None))
-
-
-@contextlib.contextmanager
-def _left_at_exit(path: Path, run_id: str):
-    """A step's membership of its run's lease: renewed while it runs, left when it ends."""
-    try:
-        with lease.heartbeat(path, run_id):
-            yield
-    finally:
-        lease.release(path, run_id)
 
 
 class EvaluationSettings(dg.ConfigurableResource):

@@ -109,16 +109,21 @@ def current_owner(work_dir: str | Path, alive: Alive | None = None) -> dict | No
     return lease["owner"] if lease is not None and _is_live(lease, alive) else None
 
 
+WAIT_REPORT_SECONDS = 60  # how often a waiting claim says so (a line a minute, not one a poll)
+
+
 def claim(work_dir: str | Path, owner: dict, alive: Alive | None = None, wait_seconds: float = 0,
           poll_seconds: float = 2, on_wait: Callable[[dict, float], None] | None = None) -> None:
     """Join (or take) the lease for ``owner`` as this process; wait up to ``wait_seconds`` while
-    another live owner has it (``on_wait(owner, waited)`` each poll), then raise ``StoreBusy``.
+    another live owner has it (``on_wait(owner, waited)`` when the wait begins, then every
+    ``WAIT_REPORT_SECONDS``), then raise ``StoreBusy``.
 
     ``alive(owner)`` says False for an owner the caller knows has ended (a finished run), None
     when it cannot tell; an owner is live while one of its members is."""
     work = Path(work_dir)
     work.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
+    reported: float | None = None
     while True:
         with locked(work / LEASE_LOCK):
             lease = read_lease(work)
@@ -132,7 +137,8 @@ def claim(work_dir: str | Path, owner: dict, alive: Alive | None = None, wait_se
         waited = time.monotonic() - started
         if waited >= wait_seconds:
             raise StoreBusy(work, lease["owner"], waited)
-        if on_wait is not None:
+        if on_wait is not None and (reported is None or waited - reported >= WAIT_REPORT_SECONDS):
+            reported = waited
             on_wait(lease["owner"], waited)
         time.sleep(min(poll_seconds, max(wait_seconds - waited, 0.01)))
 

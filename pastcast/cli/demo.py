@@ -84,9 +84,8 @@ def build(corpus_dir: str, work_dir: str, snapshots_dir: str, name: str, days: s
     except PointerError as exc:
         raise click.ClickException(str(exc)) from exc
 
-    def waiting(owner: dict, waited: float) -> None:
-        if int(waited) % 60 < 2:
-            console.print(f"waiting for {lease.describe(owner)} to finish writing {work_dir} ({waited:.0f} s)")
+    def waiting(owner: dict, waited: float) -> None:  # a line a minute (lease.WAIT_REPORT_SECONDS)
+        console.print(f"waiting for {lease.describe(owner)} to finish writing {work_dir} ({waited:.0f} s)")
 
     try:
         with lease.holding(work_dir, lease.process_owner("pastcast build"), wait_seconds=wait_seconds,
